@@ -1,0 +1,29 @@
+import { createHash, randomUUID } from 'node:crypto';
+
+/** A random v4 UUID (live ids, generated idempotency keys). */
+export function newId(): string {
+  return randomUUID();
+}
+
+/**
+ * A UUID-shaped id derived from a seed and a counter, so a deterministic component (the local engine,
+ * a seeded replay) hands out the same ids for the same inputs.
+ */
+export class SeededIds {
+  readonly #seed: string;
+  #counter = 0;
+  constructor(seed: string) {
+    this.#seed = seed;
+  }
+  next(): string {
+    this.#counter += 1;
+    return uuidFromString(`${this.#seed}:${this.#counter}`);
+  }
+}
+
+/** A stable UUID-shaped string (version nibble 5 style) from any text. */
+export function uuidFromString(text: string): string {
+  const h = createHash('sha1').update(text).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}

@@ -1,0 +1,24 @@
+/**
+ * The public API of propbot. Plugin files import from 'propbot'; everything they may use is named here.
+ */
+export { Dec, dec, ZERO, ONE } from './core/decimal.js';
+export {
+  FP9_PATTERN,
+  FP9_SCALE,
+  decodeFp9,
+  encodeFp9,
+  parseFp9Raw,
+  roundFp9,
+  toFp9Raw,
+  fromFp9Raw,
+} from './core/fp9.js';
+export type { Fp9Rounding } from './core/fp9.js';
+export { PropbotError, Fp9FormatError, Fp9PrecisionError, ConfigError } from './core/errors.js';
+export { WallClock, VirtualClock } from './core/clock.js';
+export type { Clock } from './core/clock.js';
+export { newId, SeededIds, uuidFromString } from './core/ids.js';
+
+export * from './api/types.js';
+export type { Exchange, ExchangeOperation, WriteOptions, Idempotent, IdempotencyInfo } from './api/exchange.js';
+export { OPERATION_BUCKET, paginate } from './api/exchange.js';
+export * from './api/errors.js';

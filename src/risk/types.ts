@@ -1,0 +1,36 @@
+/**
+ * What the risk guard says about an intent. A denial is an event with a machine-readable code, never
+ * an exception; the executor only ever sees approved intents.
+ */
+import type { OrderIntent } from '../strategy/intents.js';
+
+export type GuardState = 'ACTIVE' | 'REDUCING' | 'HALTED';
+
+export interface Approval {
+  readonly verdict: 'approved';
+  readonly intent: OrderIntent;
+  /** Clock time of the decision, unix ms. */
+  readonly at: number;
+}
+
+export interface Denial {
+  readonly verdict: 'denied';
+  readonly intent: OrderIntent;
+  readonly at: number;
+  /** Machine-readable, stable: e.g. `daily_drawdown_headroom`, `market_paused`. */
+  readonly code: string;
+  /** For a human, with the numbers that decided it. */
+  readonly reason: string;
+  /** The rule that denied it. */
+  readonly rule: string;
+}
+
+export type Decision = Approval | Denial;
+
+export interface GuardStateChange {
+  readonly accountId: string;
+  readonly from: GuardState;
+  readonly to: GuardState;
+  readonly reason: string;
+  readonly at: number;
+}
