@@ -22,3 +22,16 @@ export * from './api/types.js';
 export type { Exchange, ExchangeOperation, WriteOptions, Idempotent, IdempotencyInfo } from './api/exchange.js';
 export { OPERATION_BUCKET, paginate } from './api/exchange.js';
 export * from './api/errors.js';
+
+export * from './feed/index.js';
+export * from './strategy/index.js';
+
+export { HttpExchange, parseRetryAfter } from './api/client.js';
+export type { HttpExchangeOptions, ClientLogger } from './api/client.js';
+export { ResponseShapeError } from './api/wire.js';
+/** Wire codecs (decode responses, encode domain objects and request bodies) for tools and servers. */
+export * as wire from './api/wire.js';
+export { loadConfigFile, parseConfigText } from './core/config-file.js';
+export type { LoadConfigOptions } from './core/config-file.js';
+export { createLogger, silentLogger, REDACT_PATHS } from './core/logger.js';
+export type { Logger, LoggerConfig } from './core/logger.js';

@@ -1,0 +1,115 @@
+/**
+ * YAML configuration files validated against a zod schema. Every error names the file, the line, the
+ * dotted key and what was expected, because a trader who mistypes `maxDailyDrawdown` at 3 a.m. must
+ * see which line to fix, not a stack trace. `${VAR}` in any string is replaced from the environment
+ * (for secrets); an unset variable is an error naming it and the key.
+ */
+import { readFileSync } from 'node:fs';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError } from './errors.js';
+
+export interface LoadConfigOptions {
+  /** Environment for `${VAR}` interpolation; defaults to process.env. */
+  env?: Record<string, string | undefined>;
+  /** Name shown in errors instead of the path (e.g. 'embedded default'). */
+  displayName?: string;
+}
+
+/** Read and validate a YAML file. */
+export function loadConfigFile<S extends z.ZodType>(file: string, schema: S, options: LoadConfigOptions = {}): z.output<S> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError('', `cannot read the config file: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { file });
+  }
+  return parseConfigText(text, schema, { ...options, displayName: options.displayName ?? file });
+}
+
+/** Validate YAML text. */
+export function parseConfigText<S extends z.ZodType>(text: string, schema: S, options: LoadConfigOptions = {}): z.output<S> {
+  const file = options.displayName;
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  const first = doc.errors[0];
+  if (first) {
+    const line = first.linePos?.[0]?.line;
+    throw new ConfigError('', `not valid YAML: ${first.message.split('\n')[0]}`, withLine(file, line));
+  }
+  const raw: unknown = doc.toJS() ?? {};
+  const env = options.env ?? process.env;
+  const interpolated = interpolate(raw, [], env, (path) => lineOf(doc.contents, path, lineCounter), file);
+  const result = schema.safeParse(interpolated);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const path = issue.path.map(String);
+  // An unknown key is reported at the key itself, not at its parent.
+  const keys = (issue as { keys?: string[] }).keys;
+  const at = issue.code === 'unrecognized_keys' && keys?.length ? [...path, keys[0]!] : path;
+  const message =
+    issue.code === 'unrecognized_keys' && keys?.length
+      ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `'${k}'`).join(', ')}`
+      : issue.message;
+  throw new ConfigError(at.join('.'), message, withLine(file, lineOf(doc.contents, at, lineCounter)));
+}
+
+function withLine(file: string | undefined, line: number | undefined): { file?: string; line?: number } {
+  const where: { file?: string; line?: number } = {};
+  if (file !== undefined) where.file = file;
+  if (line !== undefined) where.line = line;
+  return where;
+}
+
+/** 1-based line of the node at `path`, or of its nearest existing ancestor. */
+function lineOf(root: unknown, path: readonly string[], counter: LineCounter): number | undefined {
+  let node = root as Node | null | undefined;
+  let line = offsetLine(node, counter);
+  for (const key of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
+      if (!pair) break;
+      const keyLine = offsetLine(pair.key as Node, counter);
+      node = pair.value as Node | null;
+      line = keyLine ?? offsetLine(node, counter) ?? line;
+    } else if (isSeq(node)) {
+      const item = node.items[Number(key)] as Node | undefined;
+      if (!item) break;
+      node = item;
+      line = offsetLine(node, counter) ?? line;
+    } else break;
+  }
+  return line;
+}
+
+function offsetLine(node: Node | null | undefined, counter: LineCounter): number | undefined {
+  const start = node?.range?.[0];
+  return start === undefined ? undefined : counter.linePos(start).line;
+}
+
+const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+function interpolate(
+  value: unknown,
+  path: string[],
+  env: Record<string, string | undefined>,
+  line: (path: string[]) => number | undefined,
+  file: string | undefined,
+): unknown {
+  if (typeof value === 'string') {
+    return value.replace(VAR, (_m, name: string) => {
+      const v = env[name];
+      if (v === undefined) {
+        throw new ConfigError(path.join('.'), `environment variable ${name} is not set`, withLine(file, line(path)));
+      }
+      return v;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, [...path, String(i)], env, line, file));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = interpolate(v, [...path, k], env, line, file);
+    return out;
+  }
+  return value;
+}

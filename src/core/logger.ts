@@ -1,0 +1,86 @@
+/**
+ * pino loggers for every part. JSON lines by default (for files and log shippers), readable lines on
+ * a terminal. Secrets are redacted by key name wherever they sit in a logged object, and any known
+ * secret value (an API key read from the environment) is scrubbed from every line as a last line of
+ * defence, because one leaked key costs a trader their account.
+ */
+import { createRequire } from 'node:module';
+import { Writable } from 'node:stream';
+import { pino, type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger } from 'pino';
+
+export const REDACT_PATHS = [
+  'apiKey',
+  'api_key',
+  'authorization',
+  'Authorization',
+  'token',
+  'adminToken',
+  'password',
+  'secret',
+  '*.apiKey',
+  '*.api_key',
+  '*.authorization',
+  '*.Authorization',
+  '*.token',
+  '*.adminToken',
+  '*.password',
+  '*.secret',
+  'headers.authorization',
+  'headers.Authorization',
+  '*.headers.authorization',
+  '*.headers.Authorization',
+];
+
+export interface LoggerConfig {
+  level?: string;
+  /** `json` (default), `pretty`, or `auto` (pretty on a terminal). */
+  format?: 'json' | 'pretty' | 'auto';
+  /** Values scrubbed from every line wherever they appear (e.g. the API key itself). */
+  secrets?: readonly string[];
+  /** Destination; stdout by default. */
+  destination?: NodeJS.WritableStream;
+  name?: string;
+}
+
+export function createLogger(config: LoggerConfig = {}): Logger {
+  const destination = config.destination ?? process.stdout;
+  const format =
+    config.format === 'auto' || config.format === undefined
+      ? (destination as NodeJS.WriteStream).isTTY && config.format === 'auto'
+        ? 'pretty'
+        : 'json'
+      : config.format;
+  const options: LoggerOptions = {
+    level: config.level ?? 'info',
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    base: config.name ? { name: config.name } : null,
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  const secrets = (config.secrets ?? []).filter((s) => s.length >= 4);
+  let sink: NodeJS.WritableStream = destination;
+  if (format === 'pretty') sink = prettyStream(destination);
+  if (secrets.length > 0) sink = scrubbing(sink, secrets);
+  return pino(options, sink as pino.DestinationStream);
+}
+
+function prettyStream(destination: NodeJS.WritableStream): NodeJS.WritableStream {
+  // Required, not imported, because creating a logger is synchronous; JSON-only runs never load it.
+  const require = createRequire(import.meta.url);
+  const build = require('pino-pretty') as (opts: Record<string, unknown>) => NodeJS.WritableStream;
+  return build({ destination, colorize: (destination as NodeJS.WriteStream).isTTY ?? false, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+}
+
+function scrubbing(target: NodeJS.WritableStream, secrets: readonly string[]): NodeJS.WritableStream {
+  return new Writable({
+    write(chunk: Buffer | string, _enc, done) {
+      let line = chunk.toString();
+      for (const s of secrets) if (line.includes(s)) line = line.split(s).join('[redacted]');
+      target.write(line, done as (err?: Error | null) => void);
+    },
+  });
+}
+
+/** A logger that drops everything (libraries default to it so they never print uninvited). */
+export const silentLogger: Logger = pino({ level: 'silent' });
