@@ -35,3 +35,33 @@ export { loadConfigFile, parseConfigText } from './core/config-file.js';
 export type { LoadConfigOptions } from './core/config-file.js';
 export { createLogger, silentLogger, REDACT_PATHS } from './core/logger.js';
 export type { Logger, LoggerConfig } from './core/logger.js';
+
+export {
+  Executor,
+  DEFAULT_RATE_LIMITS,
+  PRIORITY,
+  priorityOf,
+  SlidingWindowGate,
+  DEFAULT_RETRY_POLICY,
+  seededRandom,
+  idempotencyKey,
+  MemoryJournal,
+  INTENT_STATUSES,
+  isFinalStatus,
+} from './execution/index.js';
+export type {
+  ExecutorOptions,
+  Bucket,
+  RateWindowSpec,
+  RetryPolicy,
+  ExecutionJournal,
+  IntentRecord,
+  IntentStatus,
+  RequestRecord,
+  OrderLink,
+  IntentState,
+  IntentUpdate,
+  TrackedOrder,
+} from './execution/index.js';
+export { Store, SCHEMA_VERSION, MIGRATIONS } from './store/index.js';
+export type { StoreOptions, RecordedSnapshot, EquitySample, StoredDecision } from './store/index.js';

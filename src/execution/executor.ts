@@ -1,0 +1,919 @@
+/**
+ * The executor: turns approved intents into calls of the `Exchange` port, and follows each intent to
+ * its orders and a recorded final status (`done`, `rejected`, `dropped`, `failed`).
+ *
+ * - One p-queue per rate-limit bucket (`read`, `write`, from `OPERATION_BUCKET`); every task first
+ *   passes a `SlidingWindowGate` holding all the bucket's windows. Priorities: cancels and protective
+ *   orders, then closes, then new entries.
+ * - Only `TransientFailure`s are retried (exponential backoff with jitter, a 429's `retryAt` as a
+ *   floor); a `VenueRefusal` ends the intent `rejected` with the venue's code.
+ * - Every write has an idempotency key derived from `${intent.id}:${step}`, stored (durably) before
+ *   the request is first sent and reused by every retry and after a restart. When an answer is lost
+ *   (timeout, connection dropped) the outcome is settled by reading active orders and order history,
+ *   or by replaying the key inside its window, never by guessing.
+ */
+import PQueue from 'p-queue';
+import { Subject, type Observable } from 'rxjs';
+import type { Decimal } from 'decimal.js';
+import { OPERATION_BUCKET, type Exchange, type ExchangeOperation, type Idempotent } from '../api/exchange.js';
+import { OrderNotActiveError, RateLimitError, TransientFailure, VenueRefusal } from '../api/errors.js';
+import type { CreateOrderRequest, EditOrderRequest, Order, Position } from '../api/types.js';
+import { WallClock, type Clock } from '../core/clock.js';
+import { ConfigError } from '../core/errors.js';
+import {
+  isProtective,
+  type CancelIntent,
+  type CloseAllIntent,
+  type CloseIntent,
+  type IntentKind,
+  type OpenIntent,
+  type OrderIntent,
+  type ProtectIntent,
+} from '../strategy/intents.js';
+import { idempotencyKey, REPLAY_WINDOW_MS } from './idempotency.js';
+import {
+  isFinalStatus,
+  MemoryJournal,
+  type ExecutionJournal,
+  type IntentStatus,
+  type RequestRecord,
+} from './journal.js';
+import { SlidingWindowGate, type RateWindowSpec } from './rate-gate.js';
+import {
+  closeRequest,
+  openRequest,
+  orderMatchesEdit,
+  orderMatchesRequest,
+  protectiveRequest,
+  sameTrailing,
+  trailingRequest,
+} from './requests.js';
+import { DEFAULT_RETRY_POLICY, isUnknownOutcome, retryDelay, validateRetryPolicy, type RetryPolicy } from './retry.js';
+import type { IntentState, IntentUpdate, IntentUpdateKind, TrackedOrder } from './types.js';
+
+export type Bucket = 'read' | 'write';
+
+/**
+ * Client-side budget per bucket. The venue does not publish its numbers; these defaults are
+ * deliberately modest and meant to be overridden from configuration.
+ */
+export const DEFAULT_RATE_LIMITS: Record<Bucket, RateWindowSpec[]> = {
+  read: [
+    { limit: 10, windowMs: 1_000, label: '1s' },
+    { limit: 300, windowMs: 60_000, label: '60s' },
+  ],
+  write: [
+    { limit: 5, windowMs: 1_000, label: '1s' },
+    { limit: 100, windowMs: 60_000, label: '60s' },
+  ],
+};
+
+/** Queue priorities: higher runs first. */
+export const PRIORITY = { protective: 30, close: 20, entry: 10 } as const;
+
+export function priorityOf(intent: OrderIntent): number {
+  if (isProtective(intent)) return PRIORITY.protective;
+  if (intent.kind === 'close') return PRIORITY.close;
+  return PRIORITY.entry;
+}
+
+export interface ExecutorOptions {
+  exchange: Exchange;
+  /** Where keys, intents and orders are recorded; default: in memory (nothing survives a restart). */
+  journal?: ExecutionJournal;
+  /** Default: the wall clock. */
+  clock?: Clock;
+  /** How to wait; default: `setTimeout`. Tests pass one that advances a virtual clock. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Source of jitter in [0, 1); default `Math.random`. Use `seededRandom(seed)` for reproducible runs. */
+  random?: () => number;
+  /** Rate-limit windows per bucket (all windows of a bucket apply at once). Default `DEFAULT_RATE_LIMITS`. */
+  limits?: Partial<Record<Bucket, RateWindowSpec[]>>;
+  /** Requests in flight at once per bucket. Default: read 4, write 2. */
+  concurrency?: Partial<Record<Bucket, number>>;
+  retry?: Partial<RetryPolicy>;
+  /**
+   * An entry whose first request waited longer than this in the queue (rate limit included) is dropped
+   * with code `queue_timeout`. Protective intents are never dropped. Default 30 000.
+   */
+  maxQueueWaitMs?: number;
+  /** At most this many droppable intents may wait in the queue; more are dropped (`queue_full`). Default unbounded. */
+  maxQueuedEntries?: number;
+  /** Intent kinds the queue bound applies to. Protective kinds are refused here. Default `['open']`. */
+  droppableKinds?: readonly IntentKind[];
+  /** Tolerance between our clock and the venue's when matching orders by creation time. Default 5 000 ms. */
+  clockSkewMs?: number;
+  /** Pages of order history (100 each) read at most when settling an unknown outcome. Default 3. */
+  historyPages?: number;
+  /** Market id of an asset; default: `listMarkets()` once (through the read queue), cached. */
+  resolveMarketId?: (asset: string, accountId: string) => Promise<string>;
+}
+
+/** Ends an intent's plan early with a final status. */
+class IntentEnd extends Error {
+  constructor(
+    readonly status: Exclude<IntentStatus, 'queued' | 'working' | 'done'>,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface MutableTracked {
+  id: string;
+  step: string;
+  replaces: string | null;
+  replacedBy: string | null;
+  order: Order;
+}
+
+interface Entry {
+  intent: OrderIntent;
+  status: IntentStatus;
+  code: string | null;
+  reason: string | null;
+  orders: Map<string, MutableTracked>;
+  requests: Map<string, RequestRecord>;
+  /** Whether any request of this intent went out already (the queue bound only drops untouched intents). */
+  sent: boolean;
+  done: Promise<IntentState>;
+  /** When the executor received it: an entry's queue wait counts from here (lookups included). */
+  submittedAt: number;
+  updatedAt: number;
+}
+
+type SettleResult<T> = { found: true; value: T } | { found: false };
+
+interface WriteSpec<T> {
+  step: string;
+  operation: 'createOrder' | 'editOrder' | 'cancelOrder' | 'closeAllAccount' | 'closeAllPositions';
+  args: unknown[];
+  /** Find out, by reading, whether a request whose answer was lost acted; `found:false` means send again. */
+  settle?: (record: RequestRecord) => Promise<SettleResult<T>>;
+  /** A refusal that, after a lost answer, actually proves the earlier attempt acted. */
+  refusalMeansDone?: (error: VenueRefusal, hadUnknown: boolean) => Promise<SettleResult<T>>;
+}
+
+const KEYED: ReadonlySet<ExchangeOperation> = new Set(['createOrder', 'closeAllAccount', 'closeAllPositions']);
+
+export class Executor {
+  readonly #exchange: Exchange;
+  readonly #journal: ExecutionJournal;
+  readonly #clock: Clock;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #random: () => number;
+  readonly #retry: RetryPolicy;
+  readonly #maxQueueWaitMs: number;
+  readonly #maxQueuedEntries: number;
+  readonly #droppable: ReadonlySet<IntentKind>;
+  readonly #skewMs: number;
+  readonly #historyPages: number;
+  readonly #resolveMarketId: ((asset: string, accountId: string) => Promise<string>) | undefined;
+  readonly #queues: Record<Bucket, PQueue>;
+  readonly #gates: Record<Bucket, SlidingWindowGate>;
+  readonly #entries = new Map<string, Entry>();
+  /** orderId → intent ids tracking it. */
+  readonly #orderOwners = new Map<string, Set<string>>();
+  /** Orders attributed to an intent: a lost answer may not adopt them for another intent. */
+  readonly #claimed = new Set<string>();
+  /** Shapes of create requests whose outcome is being settled now: a read match is ambiguous then. */
+  readonly #settling = new Map<string, number>();
+  readonly #updates = new Subject<IntentUpdate>();
+  #queuedDroppable = 0;
+  #marketIds: Promise<Map<string, string>> | undefined;
+  #closed = false;
+
+  constructor(options: ExecutorOptions) {
+    this.#exchange = options.exchange;
+    this.#journal = options.journal ?? new MemoryJournal();
+    this.#clock = options.clock ?? new WallClock();
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#random = options.random ?? Math.random;
+    this.#retry = validateRetryPolicy({ ...DEFAULT_RETRY_POLICY, ...options.retry }, 'executor.retry');
+    this.#maxQueueWaitMs = nonNegative(options.maxQueueWaitMs ?? 30_000, 'executor.maxQueueWaitMs');
+    this.#maxQueuedEntries = options.maxQueuedEntries ?? Number.POSITIVE_INFINITY;
+    if (!(this.#maxQueuedEntries >= 1)) {
+      throw new ConfigError('executor.maxQueuedEntries', `expected a number >= 1, got ${String(options.maxQueuedEntries)}`);
+    }
+    const droppable = options.droppableKinds ?? ['open'];
+    for (const [i, kind] of droppable.entries()) {
+      if (kind === 'protect' || kind === 'cancel' || kind === 'close_all') {
+        throw new ConfigError(`executor.droppableKinds[${i}]`, `"${kind}" is protective and can never be dropped`);
+      }
+    }
+    this.#droppable = new Set(droppable);
+    this.#skewMs = nonNegative(options.clockSkewMs ?? 5_000, 'executor.clockSkewMs');
+    this.#historyPages = options.historyPages ?? 3;
+    const limits = { ...DEFAULT_RATE_LIMITS, ...options.limits };
+    const concurrency = { read: 4, write: 2, ...options.concurrency };
+    this.#gates = {
+      read: new SlidingWindowGate(limits.read, this.#clock, 'executor.limits.read'),
+      write: new SlidingWindowGate(limits.write, this.#clock, 'executor.limits.write'),
+    };
+    this.#queues = {
+      read: new PQueue({ concurrency: positiveInt(concurrency.read, 'executor.concurrency.read') }),
+      write: new PQueue({ concurrency: positiveInt(concurrency.write, 'executor.concurrency.write') }),
+    };
+    this.#resolveMarketId = options.resolveMarketId;
+  }
+
+  /** Every change of every intent: queued, working, each request outcome, each order seen, final. */
+  get updates$(): Observable<IntentUpdate> {
+    return this.#updates.asObservable();
+  }
+
+  /** The current state of an intent this executor knows. */
+  state(intentId: string): IntentState | undefined {
+    const e = this.#entries.get(intentId);
+    return e ? this.#snapshot(e) : undefined;
+  }
+
+  /** Queue depth and requests in flight per bucket. */
+  stats(): Record<Bucket, { queued: number; running: number }> {
+    return {
+      read: { queued: this.#queues.read.size, running: this.#queues.read.pending },
+      write: { queued: this.#queues.write.size, running: this.#queues.write.pending },
+    };
+  }
+
+  /**
+   * Execute an approved intent. Resolves with its final state (never rejects). Submitting the same
+   * intent id again returns the first submission's outcome.
+   */
+  submit(intent: OrderIntent): Promise<IntentState> {
+    if (this.#closed) throw new Error('Executor.submit: the executor is closed');
+    const known = this.#entries.get(intent.id);
+    if (known) return known.done;
+    return this.#start(intent, new Map(), []);
+  }
+
+  /**
+   * After a restart: pick up every intent the journal holds that had not reached a final status,
+   * settle its requests (same keys) and finish it. Resolves once all of them are final.
+   */
+  async resume(): Promise<IntentState[]> {
+    const since = this.#clock.now() - 2 * 60 * 60_000;
+    for (const id of await this.#journal.claimedOrderIds(since)) this.#claimed.add(id);
+    const unfinished = await this.#journal.loadUnfinished();
+    const runs: Promise<IntentState>[] = [];
+    for (const u of unfinished) {
+      if (this.#entries.has(u.record.intent.id)) continue;
+      const requests = new Map(u.requests.map((r) => [r.step, r]));
+      runs.push(this.#start(u.record.intent, requests, u.orders.map((o) => ({
+        id: o.orderId,
+        step: o.step,
+        replaces: o.replaces,
+        replacedBy: null,
+        order: o.order,
+      }))));
+    }
+    return Promise.all(runs);
+  }
+
+  /** Apply newer views of orders (a poll of active orders or history, engine events): fills, cancels, children. */
+  applyOrders(orders: readonly Order[]): void {
+    for (const order of orders) {
+      const owners = this.#orderOwners.get(order.id);
+      if (owners) {
+        for (const intentId of owners) {
+          const e = this.#entries.get(intentId);
+          const t = e?.orders.get(order.id);
+          if (!e || !t) continue;
+          t.order = order;
+          this.#journal.saveOrder({ orderId: order.id, intentId, step: t.step, replaces: t.replaces, order, seenAt: this.#clock.now() });
+          this.#emit(e, 'order');
+        }
+        continue;
+      }
+      const parent = order.parentOrderId ? this.#orderOwners.get(order.parentOrderId) : undefined;
+      if (parent) {
+        for (const intentId of parent) {
+          const e = this.#entries.get(intentId);
+          if (e) this.#track(e, order, 'child', null);
+        }
+      }
+    }
+  }
+
+  /**
+   * Read the account's active orders and the first history page of each asset it tracks orders on,
+   * through the read queue, and apply them (fills, cancels, spawned children). For a poller or a timer.
+   */
+  async reconcile(accountId: string): Promise<void> {
+    const probe = this.#probe(accountId);
+    const active = await this.#read(probe, 'listActiveOrders', () => this.#exchange.listActiveOrders(accountId));
+    this.applyOrders(active);
+    const assets = new Set<string>();
+    for (const e of this.#entries.values()) {
+      if (e.intent.accountId === accountId && e.orders.size > 0) assets.add(e.intent.asset);
+    }
+    for (const asset of assets) {
+      const page = await this.#read(probe, 'listOrderHistory', () =>
+        this.#exchange.listOrderHistory(accountId, asset, { limit: 100, offset: 0 }),
+      );
+      this.applyOrders(page.data);
+    }
+  }
+
+  /** A stand-in entry for reads not made for one intent (reconciliation): protective priority. */
+  #probe(accountId: string): Entry {
+    const intent: OrderIntent = { kind: 'cancel', id: `reconcile:${accountId}`, orderId: '', strategy: 'executor', accountId, asset: '', createdAt: 0 };
+    return {
+      intent,
+      status: 'working',
+      code: null,
+      reason: null,
+      orders: new Map(),
+      requests: new Map(),
+      sent: true,
+      done: Promise.resolve(undefined as never),
+      submittedAt: 0,
+      updatedAt: 0,
+    };
+  }
+
+  /** Resolves when both queues are empty and idle. */
+  async idle(): Promise<void> {
+    await Promise.all([this.#queues.read.onIdle(), this.#queues.write.onIdle()]);
+  }
+
+  /** Refuse new intents and wait for the running ones. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#entries.values()].map((e) => e.done));
+    this.#updates.complete();
+  }
+
+  // ── lifecycle ──────────────────────────────────────────────────────────────────────────────────
+
+  #start(intent: OrderIntent, requests: Map<string, RequestRecord>, orders: MutableTracked[]): Promise<IntentState> {
+    const entry: Entry = {
+      intent,
+      status: 'queued',
+      code: null,
+      reason: null,
+      orders: new Map(),
+      requests,
+      // Anything stored by an earlier run may have gone out: such an intent is never dropped.
+      sent: requests.size > 0,
+      done: Promise.resolve(undefined as never),
+      submittedAt: this.#clock.now(),
+      updatedAt: this.#clock.now(),
+    };
+    for (const o of orders) this.#addTracked(entry, o);
+    this.#entries.set(intent.id, entry);
+    this.#saveIntent(entry);
+    this.#emit(entry, 'queued');
+    entry.done = this.#run(entry);
+    return entry.done;
+  }
+
+  async #run(entry: Entry): Promise<IntentState> {
+    try {
+      await Promise.resolve();
+      this.#setStatus(entry, 'working', null, null, 'working');
+      await this.#plan(entry);
+      this.#setStatus(entry, 'done', null, null, 'final');
+    } catch (error) {
+      if (error instanceof IntentEnd) {
+        this.#setStatus(entry, error.status, error.code, error.message, 'final');
+      } else {
+        const message = error instanceof Error ? error.message : String(error);
+        this.#setStatus(entry, 'failed', 'executor_error', message, 'final');
+      }
+    }
+    return this.#snapshot(entry);
+  }
+
+  #plan(entry: Entry): Promise<void> {
+    const intent = entry.intent;
+    switch (intent.kind) {
+      case 'open':
+        return this.#runOpen(entry, intent);
+      case 'close':
+        return this.#runClose(entry, intent);
+      case 'protect':
+        return this.#runProtect(entry, intent);
+      case 'cancel':
+        return this.#runCancel(entry, intent);
+      case 'close_all':
+        return this.#runCloseAll(entry, intent);
+    }
+  }
+
+  // ── plans ──────────────────────────────────────────────────────────────────────────────────────
+
+  async #runOpen(entry: Entry, intent: OpenIntent): Promise<void> {
+    const step = 'create';
+    const args = (await this.#storedArgs(entry, step)) ?? [openRequest(intent, await this.#marketId(entry))];
+    const order = await this.#write<Idempotent<Order>>(entry, this.#createSpec(entry, step, args));
+    this.#track(entry, order.value, step, null);
+  }
+
+  async #runClose(entry: Entry, intent: CloseIntent): Promise<void> {
+    const step = 'close';
+    // A stored close is re-sent as stored: after it acted the position is gone and can not be re-read.
+    let args = await this.#storedArgs(entry, step);
+    if (!args) {
+      const position = await this.#findPosition(entry, intent.positionId, intent.direction);
+      args = [closeRequest(intent, position)];
+    }
+    const order = await this.#write<Idempotent<Order>>(entry, this.#createSpec(entry, step, args));
+    this.#track(entry, order.value, step, null);
+  }
+
+  async #runProtect(entry: Entry, intent: ProtectIntent): Promise<void> {
+    const position = await this.#findPosition(entry, intent.positionId, intent.direction);
+    const active = await this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(intent.accountId));
+    const mine = active.filter((o) => o.positionId === position.idx && o.status === 'active');
+    for (const [leg, type] of [['stopLoss', 'stop'], ['takeProfit', 'take']] as const) {
+      const want = intent[leg];
+      if (want === undefined) continue;
+      const existing = mine.filter((o) => o.type === type);
+      if (want === null) {
+        for (const o of existing) await this.#cancelStep(entry, `${type}:remove:${o.id}`, o.id);
+        continue;
+      }
+      const [first, ...extra] = existing;
+      for (const o of extra) await this.#cancelStep(entry, `${type}:remove:${o.id}`, o.id);
+      if (!first) {
+        await this.#attach(entry, `${type}:attach`, protectiveRequest(intent.accountId, position, type, want));
+      } else if (first.triggerPrice.isZero()) {
+        // Created without a trigger: the venue can not edit it (order_not_updatable); replace it.
+        await this.#cancelStep(entry, `${type}:replace:${first.id}`, first.id);
+        await this.#attach(entry, `${type}:attach`, protectiveRequest(intent.accountId, position, type, want));
+      } else if (!first.triggerPrice.eq(want) && !(first.requestedTriggerPrice?.eq(want) ?? false)) {
+        await this.#move(entry, `${type}:move:${first.id}`, first, want);
+      }
+    }
+    const trailing = intent.trailingStop;
+    if (trailing !== undefined) {
+      const existing = mine.filter((o) => o.type === 'trailing_stop');
+      const keep = trailing === null ? undefined : existing.find((o) => sameTrailing(o, trailing));
+      for (const o of existing) {
+        if (o !== keep) await this.#cancelStep(entry, `trailing:remove:${o.id}`, o.id);
+      }
+      // The venue can not edit offsets: a different trailing stop is a cancel and a new one.
+      if (trailing !== null && !keep) {
+        await this.#attach(entry, 'trailing:attach', trailingRequest(intent.accountId, position, trailing));
+      }
+    }
+  }
+
+  async #runCancel(entry: Entry, intent: CancelIntent): Promise<void> {
+    await this.#cancelStep(entry, 'cancel', intent.orderId);
+  }
+
+  async #runCloseAll(entry: Entry, intent: CloseAllIntent): Promise<void> {
+    const operation = intent.scope === 'account' ? 'closeAllAccount' : 'closeAllPositions';
+    // No read can tell whether a lost close-all acted; re-sending the same key replays it inside the
+    // venue's window, and closing what is already closed does nothing after it.
+    await this.#write<Idempotent<void>>(entry, { step: 'close_all', operation, args: [intent.accountId] });
+  }
+
+  async #attach(entry: Entry, step: string, request: CreateOrderRequest): Promise<void> {
+    const args = (await this.#storedArgs(entry, step)) ?? [request];
+    const order = await this.#write<Idempotent<Order>>(entry, this.#createSpec(entry, step, args));
+    this.#track(entry, order.value, step, null);
+  }
+
+  async #move(entry: Entry, step: string, original: Order, trigger: Decimal): Promise<void> {
+    const args = (await this.#storedArgs(entry, step)) ?? [original.id, { triggerPrice: trigger } satisfies EditOrderRequest];
+    const replacement = await this.#write<Order>(entry, {
+      step,
+      operation: 'editOrder',
+      args,
+      settle: async (record) => {
+        const active = await this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(original.trader));
+        if (active.some((o) => o.id === original.id && o.status === 'active')) return { found: false };
+        const since = record.storedAt - this.#skewMs;
+        const hit = active.find((o) => !this.#claimed.has(o.id) && orderMatchesEdit(o, original, trigger, since));
+        if (hit) return { found: true, value: hit };
+        // The replacement may have fired already: look in the history (edits are left out of it).
+        const fired = await this.#historyMatch(entry, since, (o) => orderMatchesEdit(o, original, trigger, since));
+        if (fired) return { found: true, value: fired };
+        throw new IntentEnd('failed', 'order_not_active', `order ${original.id} is no longer active and no replacement was found`);
+      },
+    });
+    this.#track(entry, original, step, null);
+    this.#track(entry, replacement, step, original.id);
+  }
+
+  async #cancelStep(entry: Entry, step: string, orderId: string): Promise<void> {
+    const accountId = entry.intent.accountId;
+    const stillActive = async (): Promise<boolean> => {
+      const active = await this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(accountId));
+      return active.some((o) => o.id === orderId && o.status === 'active');
+    };
+    await this.#write<void>(entry, {
+      step,
+      operation: 'cancelOrder',
+      args: [orderId],
+      settle: async () => ((await stillActive()) ? { found: false } : { found: true, value: undefined }),
+      refusalMeansDone: async (error, hadUnknown) =>
+        error instanceof OrderNotActiveError && hadUnknown && !(await stillActive())
+          ? { found: true, value: undefined }
+          : { found: false },
+    });
+    for (const intentId of this.#orderOwners.get(orderId) ?? []) {
+      const e = this.#entries.get(intentId);
+      const t = e?.orders.get(orderId);
+      if (e && t && t.order.status === 'active') {
+        t.order = { ...t.order, status: 'canceled' };
+        this.#emit(e, 'order');
+      }
+    }
+  }
+
+  #createSpec(entry: Entry, step: string, args: unknown[]): WriteSpec<Idempotent<Order>> {
+    const request = args[0] as CreateOrderRequest;
+    return {
+      step,
+      operation: 'createOrder',
+      args,
+      settle: async (record) => {
+        const shape = shapeOf(request);
+        const since = record.storedAt - this.#skewMs;
+        const matches = (o: Order) => !this.#claimed.has(o.id) && orderMatchesRequest(o, request, since);
+        const active = await this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(request.accountId));
+        const candidates = active.filter(matches);
+        const historic = await this.#historyAll(entry, since, matches);
+        candidates.push(...historic);
+        candidates.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+        const inWindow = this.#clock.now() < record.storedAt + (REPLAY_WINDOW_MS.createOrder ?? 0);
+        const othersSettling = (this.#settling.get(shape) ?? 0) > 1;
+        // Two identical requests in doubt, or two candidates: only the key's replay can tell them apart.
+        const ambiguous = candidates.length > 1 || (candidates.length === 1 && othersSettling);
+        const first = candidates[0];
+        if (first && (!ambiguous || !inWindow)) {
+          return { found: true, value: { value: first, idempotency: { key: record.key, replayed: false, storedAt: null } } };
+        }
+        return { found: false };
+      },
+    };
+  }
+
+  // ── the request machinery ────────────────────────────────────────────────────────────────────────
+
+  /** The arguments stored for a step by an earlier run (restart), if any. */
+  async #storedArgs(entry: Entry, step: string): Promise<unknown[] | undefined> {
+    const rec = entry.requests.get(step) ?? (await this.#journal.findRequest(idempotencyKey(entry.intent.id, step)));
+    if (rec) entry.requests.set(step, rec);
+    return rec?.args;
+  }
+
+  async #write<T>(entry: Entry, spec: WriteSpec<T>): Promise<T> {
+    const key = idempotencyKey(entry.intent.id, spec.step);
+    let rec = entry.requests.get(spec.step) ?? (await this.#journal.findRequest(key));
+    let needSettle = false;
+    if (rec) {
+      if (rec.outcome === 'ok') return rec.result as T;
+      if (rec.outcome === 'refused') throw new IntentEnd('rejected', rec.errorCode ?? 'refused', `${spec.step} was refused`);
+      // Stored by an earlier run that never learnt the answer: it may have been sent and acted on.
+      needSettle = true;
+      rec = { ...rec, outcome: 'unknown' };
+    } else {
+      rec = {
+        key,
+        intentId: entry.intent.id,
+        step: spec.step,
+        operation: spec.operation,
+        args: spec.args,
+        storedAt: this.#clock.now(),
+        attempts: 0,
+        outcome: 'pending',
+        errorCode: null,
+        settledBy: null,
+        finishedAt: null,
+      };
+      // Durable before anything is sent: a crash after this line leaves a key to settle, never a stray order.
+      await this.#journal.beginRequest(rec);
+    }
+    entry.requests.set(spec.step, rec);
+    const request = rec;
+    const args = request.args;
+    const bucket = OPERATION_BUCKET[spec.operation];
+    const call = () => {
+      const fn = this.#exchange[spec.operation] as (...a: unknown[]) => Promise<unknown>;
+      const full = KEYED.has(spec.operation) ? [...args, { idempotencyKey: key }] : args;
+      return fn.apply(this.#exchange, full) as Promise<T>;
+    };
+    const shape = spec.operation === 'createOrder' ? shapeOf(args[0] as CreateOrderRequest) : undefined;
+    let hadUnknown = needSettle;
+    let retry = 0;
+    const finish = (outcome: RequestRecord['outcome'], patch: Partial<RequestRecord>) => {
+      Object.assign(request, { outcome, finishedAt: this.#clock.now(), ...patch });
+      this.#journal.updateRequest({ ...request });
+      this.#emit(entry, 'request');
+    };
+    const settle = async (): Promise<SettleResult<T>> => {
+      if (!spec.settle) return { found: false };
+      if (shape) this.#settling.set(shape, (this.#settling.get(shape) ?? 0) + 1);
+      try {
+        return await spec.settle(request);
+      } catch (error) {
+        finish('failed', { errorCode: error instanceof IntentEnd ? error.code : 'settlement_failed' });
+        throw error;
+      } finally {
+        if (shape) this.#settling.set(shape, (this.#settling.get(shape) ?? 1) - 1);
+      }
+    };
+    for (;;) {
+      if (needSettle) {
+        const settled = await settle();
+        if (settled.found) {
+          finish('ok', { result: settled.value, settledBy: 'read' });
+          return settled.value;
+        }
+        needSettle = false;
+      }
+      if (request.attempts >= this.#retry.maxAttempts) {
+        finish('failed', { errorCode: request.errorCode ?? 'retries_exhausted' });
+        throw new IntentEnd('failed', 'retries_exhausted', `${spec.step}: gave up after ${request.attempts} attempts (last: ${request.errorCode ?? 'none'})`);
+      }
+      try {
+        const value = await this.#enqueue(entry, bucket, () => {
+          request.attempts += 1;
+          entry.sent = true;
+          this.#journal.updateRequest({ ...request });
+          return call();
+        });
+        const replayed = isIdempotent(value) && value.idempotency.replayed;
+        finish('ok', { result: value, settledBy: replayed ? 'replay' : 'response', errorCode: null });
+        return value;
+      } catch (error) {
+        if (error instanceof IntentEnd) {
+          finish('failed', { errorCode: error.code });
+          throw error;
+        }
+        if (error instanceof VenueRefusal) {
+          if (spec.refusalMeansDone) {
+            const r = await spec.refusalMeansDone(error, hadUnknown);
+            if (r.found) {
+              finish('ok', { result: r.value, settledBy: 'read' });
+              return r.value;
+            }
+          }
+          finish('refused', { errorCode: error.code });
+          throw new IntentEnd('rejected', error.code, error.message);
+        }
+        if (!(error instanceof TransientFailure)) throw error;
+        request.errorCode = error.code;
+        if (isUnknownOutcome(error)) {
+          request.outcome = 'unknown';
+          needSettle = true;
+          hadUnknown = true;
+        }
+        this.#journal.updateRequest({ ...request });
+        this.#emit(entry, 'request');
+        retry += 1;
+        if (request.attempts >= this.#retry.maxAttempts) continue; // settle once more, then give up
+        const delay = this.#delayAfter(error, retry, bucket);
+        if (delay > 0) await this.#sleep(delay);
+      }
+    }
+  }
+
+  /** A read for an intent (resolution or settlement): retried on transient failures, refused → rejected. */
+  async #read<T>(entry: Entry, operation: ExchangeOperation, fn: () => Promise<T>): Promise<T> {
+    const bucket = OPERATION_BUCKET[operation];
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.#enqueue(entry, bucket, fn, false);
+      } catch (error) {
+        if (error instanceof VenueRefusal) throw new IntentEnd('rejected', error.code, error.message);
+        if (!(error instanceof TransientFailure) || attempt >= this.#retry.maxAttempts) {
+          const code = error instanceof TransientFailure ? 'retries_exhausted' : 'executor_error';
+          throw new IntentEnd('failed', code, `${operation}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        const delay = this.#delayAfter(error, attempt, bucket);
+        if (delay > 0) await this.#sleep(delay);
+      }
+    }
+  }
+
+  #delayAfter(error: TransientFailure, retry: number, bucket: Bucket): number {
+    this.#blockOn429(error, bucket);
+    return retryDelay(this.#retry, error, retry, this.#clock.now(), this.#random) ?? 0;
+  }
+
+  #blockOn429(error: unknown, bucket: Bucket): void {
+    if (error instanceof RateLimitError && error.retryAt) {
+      const target: Bucket = error.bucket === 'read' || error.bucket === 'write' ? error.bucket : bucket;
+      this.#gates[target].blockUntil(error.retryAt.getTime());
+    }
+  }
+
+  /**
+   * Run `fn` in the bucket's queue at the intent's priority, after the bucket's rate gate. An untouched
+   * droppable intent that waited longer than `maxQueueWaitMs` is dropped instead of sent.
+   */
+  async #enqueue<T>(entry: Entry, bucket: Bucket, fn: () => Promise<T>, droppableWrite = bucket === 'write'): Promise<T> {
+    const droppable = droppableWrite && !entry.sent && this.#droppable.has(entry.intent.kind) && !isProtective(entry.intent);
+    const enqueuedAt = droppable ? entry.submittedAt : this.#clock.now();
+    if (droppable) {
+      if (this.#queuedDroppable >= this.#maxQueuedEntries) {
+        throw new IntentEnd('dropped', 'queue_full', `${this.#queuedDroppable} entries already wait in the ${bucket} queue`);
+      }
+      this.#queuedDroppable += 1;
+    }
+    let counted = droppable;
+    const uncount = () => {
+      if (counted) {
+        counted = false;
+        this.#queuedDroppable -= 1;
+      }
+    };
+    const gate = this.#gates[bucket];
+    const tooLate = (at: number) => droppable && at - enqueuedAt > this.#maxQueueWaitMs;
+    try {
+      return await this.#queues[bucket].add(
+        async () => {
+          for (;;) {
+            if (tooLate(this.#clock.now())) break;
+            const wait = gate.tryTake();
+            if (wait === 0) {
+              uncount();
+              try {
+                return await fn();
+              } catch (error) {
+                // Block the bucket before the queue hands the slot to the next task.
+                this.#blockOn429(error, bucket);
+                throw error;
+              }
+            }
+            if (tooLate(this.#clock.now() + wait)) break;
+            await this.#sleep(wait);
+          }
+          throw new IntentEnd(
+            'dropped',
+            'queue_timeout',
+            `waited ${this.#clock.now() - enqueuedAt} ms in the ${bucket} queue (max ${this.#maxQueueWaitMs})`,
+          );
+        },
+        { priority: priorityOf(entry.intent) },
+      );
+    } finally {
+      uncount();
+    }
+  }
+
+  // ── reads used by plans ──────────────────────────────────────────────────────────────────────────
+
+  async #findPosition(entry: Entry, positionId: string | undefined, direction: 'long' | 'short'): Promise<Position> {
+    const { accountId, asset } = entry.intent;
+    const positions = await this.#read(entry, 'listActivePositions', () => this.#exchange.listActivePositions(accountId, asset));
+    const open = positions.filter((p) => p.status === 'opened');
+    const found = positionId ? open.find((p) => p.idx === positionId) : open.find((p) => p.direction === direction);
+    if (!found) {
+      const what = positionId ? `position ${positionId}` : `an open ${direction} position`;
+      throw new IntentEnd('rejected', 'position_not_found', `${accountId} holds no ${what} on ${asset}`);
+    }
+    return found;
+  }
+
+  async #historyMatch(entry: Entry, since: number, pred: (o: Order) => boolean): Promise<Order | undefined> {
+    return (await this.#historyAll(entry, since, pred))[0];
+  }
+
+  /** Orders of the intent's market history created since `since` that satisfy `pred` (newest pages first). */
+  async #historyAll(entry: Entry, since: number, pred: (o: Order) => boolean): Promise<Order[]> {
+    const { accountId, asset } = entry.intent;
+    const out: Order[] = [];
+    const pageSize = 100;
+    for (let page = 0; page < this.#historyPages; page += 1) {
+      const offset = page * pageSize;
+      const res = await this.#read(entry, 'listOrderHistory', () =>
+        this.#exchange.listOrderHistory(accountId, asset, { limit: pageSize, offset }),
+      );
+      out.push(...res.data.filter(pred));
+      const last = res.data[res.data.length - 1];
+      if (!last || last.createdAt.getTime() < since || offset + res.data.length >= res.totalCount) break;
+    }
+    return out;
+  }
+
+  async #marketId(entry: Entry): Promise<string> {
+    try {
+      const { asset, accountId } = entry.intent;
+      return this.#resolveMarketId ? await this.#resolveMarketId(asset, accountId) : await this.#marketIdFromList(entry);
+    } catch (error) {
+      if (error instanceof IntentEnd) throw error;
+      throw new IntentEnd('rejected', 'market_not_found', error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  async #marketIdFromList(entry: Entry): Promise<string> {
+    const { asset, accountId } = entry.intent;
+    const load = () => {
+      const loading = this.#read(entry, 'listMarkets', () => this.#exchange.listMarkets()).then(
+        (markets) => new Map(markets.map((m) => [m.config.baseAsset, m.id])),
+      );
+      loading.catch(() => (this.#marketIds = undefined));
+      return (this.#marketIds = loading);
+    };
+    const cached = this.#marketIds;
+    let id = (await (cached ?? load())).get(asset);
+    // A market listed since the cache was filled: look once more before refusing.
+    if (!id && cached) id = (await load()).get(asset);
+    if (!id) throw new IntentEnd('rejected', 'market_not_found', `no market with base asset "${asset}" (account ${accountId})`);
+    return id;
+  }
+
+  // ── tracking and records ─────────────────────────────────────────────────────────────────────────
+
+  #track(entry: Entry, order: Order, step: string, replaces: string | null): void {
+    const existing = entry.orders.get(order.id);
+    const tracked: MutableTracked = existing
+      ? { ...existing, order }
+      : { id: order.id, step, replaces, replacedBy: null, order };
+    this.#addTracked(entry, tracked);
+    if (replaces) {
+      for (const intentId of this.#orderOwners.get(replaces) ?? []) {
+        const e = this.#entries.get(intentId);
+        const old = e?.orders.get(replaces);
+        if (e && old) {
+          old.replacedBy = order.id;
+          old.order = { ...old.order, status: 'canceled_by_update' };
+          this.#journal.saveOrder({ orderId: old.id, intentId, step: old.step, replaces: old.replaces, order: old.order, seenAt: this.#clock.now() });
+          if (e !== entry) this.#emit(e, 'order');
+        }
+      }
+    }
+    this.#journal.saveOrder({ orderId: order.id, intentId: entry.intent.id, step: tracked.step, replaces: tracked.replaces, order, seenAt: this.#clock.now() });
+    this.#emit(entry, 'order');
+  }
+
+  #addTracked(entry: Entry, tracked: MutableTracked): void {
+    entry.orders.set(tracked.id, tracked);
+    this.#claimed.add(tracked.id);
+    let owners = this.#orderOwners.get(tracked.id);
+    if (!owners) this.#orderOwners.set(tracked.id, (owners = new Set()));
+    owners.add(entry.intent.id);
+  }
+
+  #setStatus(entry: Entry, status: IntentStatus, code: string | null, reason: string | null, kind: IntentUpdateKind): void {
+    if (isFinalStatus(entry.status)) return;
+    entry.status = status;
+    entry.code = code;
+    entry.reason = reason;
+    this.#saveIntent(entry);
+    this.#emit(entry, kind);
+  }
+
+  #saveIntent(entry: Entry): void {
+    entry.updatedAt = this.#clock.now();
+    this.#journal.saveIntent({
+      intent: entry.intent,
+      status: entry.status,
+      code: entry.code,
+      reason: entry.reason,
+      updatedAt: entry.updatedAt,
+    });
+  }
+
+  #emit(entry: Entry, kind: IntentUpdateKind): void {
+    entry.updatedAt = this.#clock.now();
+    if (!this.#updates.closed) this.#updates.next({ kind, state: this.#snapshot(entry) });
+  }
+
+  #snapshot(entry: Entry): IntentState {
+    return {
+      intent: entry.intent,
+      status: entry.status,
+      code: entry.code,
+      reason: entry.reason,
+      orders: [...entry.orders.values()].map((t): TrackedOrder => ({ ...t })),
+      requests: [...entry.requests.values()].map((r) => ({
+        key: r.key,
+        step: r.step,
+        operation: r.operation,
+        attempts: r.attempts,
+        outcome: r.outcome,
+        settledBy: r.settledBy ?? null,
+        errorCode: r.errorCode ?? null,
+      })),
+      updatedAt: entry.updatedAt,
+    };
+  }
+}
+
+function isIdempotent(value: unknown): value is Idempotent<unknown> {
+  return typeof value === 'object' && value !== null && 'idempotency' in value;
+}
+
+/** Identity of a create request for "is another identical request in doubt right now". */
+function shapeOf(r: CreateOrderRequest): string {
+  return [r.accountId, r.marketId, r.type, r.direction, r.positionId ?? '', r.amount.toString(), r.baseSize?.toString() ?? ''].join('|');
+}
+
+function nonNegative(v: number, path: string): number {
+  if (!Number.isFinite(v) || v < 0) throw new ConfigError(path, `expected a number of ms >= 0, got ${String(v)}`);
+  return v;
+}
+
+function positiveInt(v: number, path: string): number {
+  if (!Number.isSafeInteger(v) || v < 1) throw new ConfigError(path, `expected an integer >= 1, got ${String(v)}`);
+  return v;
+}

@@ -1,0 +1,114 @@
+/**
+ * The executor against the local engine (the real platform semantics), with faults injected around
+ * it only where a healthy venue can not produce them.
+ */
+import { describe, expect, it } from 'vitest';
+import { Dec } from '../../src/core/decimal.js';
+import { Engine } from '../../src/engine/index.js';
+import { Executor } from '../../src/execution/executor.js';
+import { seededRandom } from '../../src/execution/retry.js';
+import type { OrderIntent } from '../../src/strategy/intents.js';
+import { withFaults } from './faulty-exchange.js';
+import { START } from './helpers.js';
+
+function world() {
+  const engine = new Engine({ startMs: START, seed: 'executor-test' });
+  const market = engine.addMarket({ baseAsset: 'BTC', price: new Dec(100), schedule: null });
+  const user = engine.addUser();
+  const account = engine.openAccount({ userId: user, type: 'demo', initialBalance: new Dec(10_000) });
+  const clock = { now: () => engine.now() };
+  const faulty = withFaults(engine.exchangeFor(user, { viaApiKey: true }), clock);
+  const executor = new Executor({
+    exchange: faulty.exchange,
+    clock,
+    sleep: async (ms) => {
+      engine.advanceTo(engine.now() + Math.max(1, Math.ceil(ms)));
+      await new Promise((r) => setImmediate(r));
+    },
+    random: seededRandom(3),
+  });
+  let n = 0;
+  const base = () => ({ id: `e-${++n}`, strategy: 'test', accountId: account.accountId, asset: 'BTC', createdAt: engine.now() });
+  return { engine, market, account, faulty, executor, base, ex: engine.exchangeFor(user) };
+}
+
+describe('Executor on the local engine', () => {
+  it('open with a stop, protect (attach take, move stop), then close at market', async () => {
+    const { executor, base, ex, account } = world();
+    const open: OrderIntent = {
+      ...base(), kind: 'open', direction: 'long', entry: { type: 'market' },
+      sizing: { kind: 'quote', amount: new Dec(100) }, leverage: new Dec(5), stopLoss: new Dec(90),
+    };
+    const opened = await executor.submit(open);
+    expect(opened.status).toBe('done');
+    expect(opened.orders[0]?.order.status).toBe('executed');
+
+    // The engine spawned the attached stop; the executor links it to the intent as a child.
+    executor.applyOrders(await ex.listActiveOrders(account.accountId));
+    const child = executor.state(open.id)?.orders.find((o) => o.step === 'child');
+    expect(child?.order.type).toBe('stop');
+
+    const protect = await executor.submit({ ...base(), kind: 'protect', direction: 'long', stopLoss: new Dec(92), takeProfit: new Dec(120) });
+    expect(protect.status).toBe('done');
+    const active = await ex.listActiveOrders(account.accountId);
+    expect(active.map((o) => [o.type, o.triggerPrice.toFixed()]).sort()).toEqual([['stop', '92'], ['take', '120']]);
+    // The move answered with a new id; the open intent's child now points at it.
+    expect(executor.state(open.id)?.orders.find((o) => o.id === child?.id)?.replacedBy).toBe(active.find((o) => o.type === 'stop')?.id);
+
+    const closed = await executor.submit({ ...base(), kind: 'close', direction: 'long' });
+    expect(closed.status).toBe('done');
+    expect(await ex.listActivePositions(account.accountId, 'BTC')).toHaveLength(0);
+  });
+
+  it('a timeout after the engine acted: settled, one order, the position opened once', async () => {
+    const { executor, base, ex, account, faulty } = world();
+    faulty.fail('createOrder', { kind: 'timeout-after' });
+    const state = await executor.submit({
+      ...base(), kind: 'open', direction: 'long', entry: { type: 'market' },
+      sizing: { kind: 'quote', amount: new Dec(100) }, leverage: new Dec(5),
+    });
+    expect(state.status).toBe('done');
+    const history = await ex.listOrderHistory(account.accountId, 'BTC', { limit: 100 });
+    expect(history.data.filter((o) => o.type === 'market')).toHaveLength(1);
+    expect(state.orders[0]?.id).toBe(history.data[0]?.id);
+  });
+
+  it('two identical entries both lost after acting: each adopts its own order via the key replay', async () => {
+    const { executor, base, ex, account, faulty } = world();
+    faulty.fail('createOrder', { kind: 'timeout-after' }, { kind: 'timeout-after' });
+    const make = (): OrderIntent => ({
+      ...base(), kind: 'open', direction: 'long', entry: { type: 'market' },
+      sizing: { kind: 'quote', amount: new Dec(50) }, leverage: new Dec(2),
+    });
+    const [a, b] = await Promise.all([executor.submit(make()), executor.submit(make())]);
+    expect([a.status, b.status]).toEqual(['done', 'done']);
+    const history = await ex.listOrderHistory(account.accountId, 'BTC', { limit: 100 });
+    expect(history.data.filter((o) => o.type === 'market')).toHaveLength(2);
+    expect(new Set([a.orders[0]?.id, b.orders[0]?.id]).size).toBe(2);
+  });
+
+  it('a refusal of the engine ends the intent rejected with its code, sent once', async () => {
+    const { executor, base, faulty } = world();
+    const state = await executor.submit({
+      ...base(), kind: 'open', direction: 'long', entry: { type: 'market' },
+      sizing: { kind: 'quote', amount: new Dec(100) }, leverage: new Dec(500),
+    });
+    expect(state).toMatchObject({ status: 'rejected', code: 'invalid_leverage' });
+    expect(faulty.callsOf('createOrder')).toHaveLength(1);
+  });
+
+  it('reconcile() picks up the fill of a resting limit order', async () => {
+    const { executor, base, engine, market, account } = world();
+    const open: OrderIntent = {
+      ...base(), kind: 'open', direction: 'long', entry: { type: 'limit', price: new Dec(95) },
+      sizing: { kind: 'quote', amount: new Dec(100) }, leverage: new Dec(5),
+    };
+    const placed = await executor.submit(open);
+    expect(placed.orders[0]?.order.status).toBe('active');
+    engine.setIndexPrice(market.id, new Dec(94), engine.now() + 60_000);
+    await executor.reconcile(account.accountId);
+    const order = executor.state(open.id)?.orders[0]?.order;
+    expect(order?.status).toBe('executed');
+    expect(order?.indexPrice).not.toBeNull();
+  });
+});

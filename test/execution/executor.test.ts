@@ -1,0 +1,343 @@
+import { describe, expect, it } from 'vitest';
+import type { CreateOrderRequest } from '../../src/api/types.js';
+import { Dec } from '../../src/core/decimal.js';
+import { idempotencyKey } from '../../src/execution/idempotency.js';
+import type { IntentUpdate } from '../../src/execution/types.js';
+import { gate } from './fake-exchange.js';
+import { cancelIntent, closeAllIntent, closeIntent, openIntent, protectIntent, setup } from './helpers.js';
+
+const body = (c: { args: unknown[] } | undefined) => c?.args[0] as CreateOrderRequest;
+
+describe('Executor: turning intents into calls', () => {
+  it('open: POST /orders with type, sizing, leverage, attached stop/take and expectedAmount from minSize', async () => {
+    const { exchange, executor } = setup();
+    const intent = openIntent({
+      entry: { type: 'limit', price: new Dec('99.5') },
+      sizing: { kind: 'quote', amount: new Dec('250') },
+      leverage: new Dec(3),
+      stopLoss: new Dec(95),
+      takeProfit: new Dec(110),
+      minSize: new Dec('7.4'),
+    });
+    const state = await executor.submit(intent);
+    expect(state.status).toBe('done');
+    const sent = body(exchange.callsOf('createOrder')[0]);
+    expect(sent).toMatchObject({ accountId: 'acc-1', marketId: 'm-btc', type: 'limit', direction: 'long' });
+    expect([sent.amount, sent.leverage, sent.triggerPrice, sent.stopTriggerPrice, sent.takeTriggerPrice, sent.expectedAmount].map(String)).toEqual([
+      '250', '3', '99.5', '95', '110', '7.4',
+    ]);
+    expect(sent.sizeMode).toBeUndefined();
+    expect(state.orders).toHaveLength(1);
+    expect(state.orders[0]?.id).toBe([...exchange.orders.keys()][0]);
+    expect(exchange.callsOf('createOrder')[0]?.key).toBe(idempotencyKey(intent.id, 'create'));
+  });
+
+  it('open sized in base: sizeMode base, baseSize, amount = the reserve; stop_limit carries both prices', async () => {
+    const { exchange, executor } = setup();
+    await executor.submit(
+      openIntent({
+        direction: 'short',
+        entry: { type: 'stop_limit', trigger: new Dec(90), limit: new Dec('90.5') },
+        sizing: { kind: 'base', size: new Dec('0.25'), maxAmount: new Dec(30) },
+      }),
+    );
+    const sent = body(exchange.callsOf('createOrder')[0]);
+    expect(sent.sizeMode).toBe('base');
+    expect([sent.baseSize, sent.amount, sent.triggerPrice, sent.stopLimitPrice].map(String)).toEqual(['0.25', '30', '90', '90.5']);
+  });
+
+  it('close: a take without trigger for the whole position, or for the size asked', async () => {
+    const { exchange, executor } = setup();
+    const pos = exchange.addPosition({ direction: 'long', size: new Dec('1.5') });
+    expect((await executor.submit(closeIntent({ size: new Dec('0.5') }))).status).toBe('done');
+    expect((await executor.submit(closeIntent())).status).toBe('done');
+    const [partial, full] = exchange.callsOf('createOrder').map(body);
+    expect(partial).toMatchObject({ type: 'take', direction: 'long', positionId: pos.idx });
+    expect(partial?.triggerPrice?.isZero()).toBe(true);
+    expect(partial?.amount.toFixed()).toBe('0.5');
+    expect(full?.amount.toFixed()).toBe('1');
+    const none = await executor.submit(closeIntent({ direction: 'short' }));
+    expect(none).toMatchObject({ status: 'rejected', code: 'position_not_found' });
+  });
+
+  it('protect: attaches, moves (tracking the replacement id) and removes protective orders', async () => {
+    const { exchange, executor } = setup();
+    const pos = exchange.addPosition({ direction: 'long', size: new Dec(2) });
+    const take = exchange.addOrder({ type: 'take', direction: 'long', amount: new Dec(2), positionId: pos.idx, triggerPrice: new Dec(120) });
+    const trailing = exchange.addOrder({ type: 'trailing_stop', direction: 'long', amount: new Dec(2), positionId: pos.idx, trailingStopOffset: new Dec(5) });
+
+    const first = await executor.submit(
+      protectIntent({ stopLoss: new Dec(90), takeProfit: new Dec(125), trailingStop: null }),
+    );
+    expect(first.status).toBe('done');
+    const stop = body(exchange.callsOf('createOrder')[0]);
+    expect(stop).toMatchObject({ type: 'stop', positionId: pos.idx, direction: 'long' });
+    expect([stop.triggerPrice, stop.amount].map(String)).toEqual(['90', '2']);
+    expect(exchange.callsOf('editOrder')[0]?.args[0]).toBe(take.id);
+    expect(exchange.callsOf('cancelOrder')[0]?.args[0]).toBe(trailing.id);
+    const moved = first.orders.find((o) => o.replaces === take.id);
+    expect(moved?.order.triggerPrice.toFixed()).toBe('125');
+    expect(first.orders.find((o) => o.id === take.id)?.replacedBy).toBe(moved?.id);
+    expect(exchange.orders.get(moved!.id)?.status).toBe('active');
+
+    // Same request again: nothing to change, nothing sent.
+    const writes = exchange.calls.filter((c) => ['createOrder', 'editOrder', 'cancelOrder'].includes(c.op)).length;
+    await executor.submit(protectIntent({ stopLoss: new Dec(90), takeProfit: new Dec(125) }));
+    expect(exchange.calls.filter((c) => ['createOrder', 'editOrder', 'cancelOrder'].includes(c.op)).length).toBe(writes);
+
+    // A trailing stop: created with its offset.
+    await executor.submit(protectIntent({ trailingStop: { offsetPercent: new Dec('0.02') } }));
+    const t = body(exchange.callsOf('createOrder').at(-1));
+    expect(t.type).toBe('trailing_stop');
+    expect(t.trailingStopOffsetPercent?.toFixed()).toBe('0.02');
+  });
+
+  it('cancel and close_all', async () => {
+    const { exchange, executor } = setup();
+    const o = exchange.addOrder({ type: 'limit', direction: 'long', amount: new Dec(10), triggerPrice: new Dec(95) });
+    expect((await executor.submit(cancelIntent(o.id))).status).toBe('done');
+    expect(exchange.orders.get(o.id)?.status).toBe('canceled');
+    const again = await executor.submit(cancelIntent(o.id));
+    expect(again).toMatchObject({ status: 'rejected', code: 'forbidden' });
+
+    const ca = closeAllIntent('account');
+    expect((await executor.submit(ca)).status).toBe('done');
+    expect(exchange.callsOf('closeAllAccount')[0]?.key).toBe(idempotencyKey(ca.id, 'close_all'));
+    await executor.submit(closeAllIntent('positions'));
+    expect(exchange.callsOf('closeAllPositions')).toHaveLength(1);
+  });
+
+  it('publishes every change on updates$ and ends every intent in a final state', async () => {
+    const { executor, exchange } = setup();
+    const seen: IntentUpdate[] = [];
+    executor.updates$.subscribe((u) => seen.push(u));
+    exchange.fail('createOrder', { kind: 'refuse', status: 400, code: 'amount_not_positive' });
+    const a = openIntent();
+    const b = openIntent();
+    await Promise.all([executor.submit(a), executor.submit(b)]);
+    const kinds = (id: string) => seen.filter((u) => u.state.intent.id === id).map((u) => u.kind);
+    expect(kinds(a.id)[0]).toBe('queued');
+    expect(kinds(a.id).at(-1)).toBe('final');
+    expect(kinds(b.id).at(-1)).toBe('final');
+    const finals = seen.filter((u) => u.kind === 'final').map((u) => u.state.status).sort();
+    expect(finals).toEqual(['done', 'rejected']);
+    expect(executor.state(a.id)?.status).toMatch(/done|rejected/);
+  });
+});
+
+describe('Executor: retries', () => {
+  it('retries a 500 with the same idempotency key every time, and a 409 in flight', async () => {
+    const { exchange, executor } = setup();
+    exchange.fail('createOrder', { kind: 'server' }, { kind: 'in-flight' }, { kind: 'server' });
+    const intent = openIntent();
+    const state = await executor.submit(intent);
+    expect(state.status).toBe('done');
+    const calls = exchange.callsOf('createOrder');
+    expect(calls).toHaveLength(4);
+    expect(new Set(calls.map((c) => c.key))).toEqual(new Set([idempotencyKey(intent.id, 'create')]));
+    expect(exchange.orders.size).toBe(1);
+    expect(state.requests[0]).toMatchObject({ attempts: 4, outcome: 'ok' });
+  });
+
+  it('never retries a venue refusal: the intent ends rejected with the code', async () => {
+    const { exchange, executor } = setup();
+    exchange.fail('createOrder', { kind: 'refuse', status: 400, code: 'invalid_leverage' });
+    const state = await executor.submit(openIntent());
+    expect(state).toMatchObject({ status: 'rejected', code: 'invalid_leverage' });
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+    exchange.fail('createOrder', { kind: 'refuse', status: 403, code: 'market_paused' });
+    expect(await executor.submit(openIntent())).toMatchObject({ status: 'rejected', code: 'market_paused' });
+  });
+
+  it('gives up after maxAttempts transient failures and says so', async () => {
+    const { exchange, executor } = setup({ retry: { maxAttempts: 3 } });
+    exchange.fail('createOrder', { kind: 'server' }, { kind: 'server' }, { kind: 'server' }, { kind: 'server' });
+    const state = await executor.submit(openIntent());
+    expect(state).toMatchObject({ status: 'failed', code: 'retries_exhausted' });
+    expect(exchange.callsOf('createOrder')).toHaveLength(3);
+  });
+
+  it('honours a 429 retryAt: the retry, and every other write of the bucket, wait for it', async () => {
+    const { exchange, executor, clock } = setup({ concurrency: { write: 1 } });
+    const retryAt = clock.now() + 7_000;
+    exchange.fail('createOrder', { kind: 'rate', retryAt });
+    const a = openIntent();
+    const b = openIntent();
+    await Promise.all([executor.submit(a), executor.submit(b)]);
+    const calls = exchange.callsOf('createOrder');
+    expect(calls).toHaveLength(3);
+    expect(calls[0]?.at).toBeLessThan(retryAt);
+    expect(calls[1]!.at).toBeGreaterThanOrEqual(retryAt);
+    expect(calls[2]!.at).toBeGreaterThanOrEqual(retryAt);
+    expect(executor.state(a.id)?.status).toBe('done');
+    expect(executor.state(b.id)?.status).toBe('done');
+  });
+
+  it('backoff is reproducible with a seeded random', async () => {
+    const run = async () => {
+      const { exchange, executor } = setup();
+      exchange.fail('createOrder', { kind: 'server' }, { kind: 'server' }, { kind: 'server' });
+      await executor.submit(openIntent());
+      return exchange.callsOf('createOrder').map((c) => c.at);
+    };
+    const [x, y] = [await run(), await run()];
+    expect(x).toEqual(y);
+    // Exponential: each gap at least half of a doubling cap.
+    const gaps = x.slice(1).map((t, i) => t - x[i]!);
+    expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
+  });
+});
+
+describe('Executor: unknown outcomes', () => {
+  it('a timeout after the venue acted is settled by reading: one order, adopted, no duplicate', async () => {
+    const { exchange, executor } = setup();
+    exchange.idempotency = false; // no replay to lean on: only reading can tell
+    exchange.fail('createOrder', { kind: 'timeout-after' });
+    const state = await executor.submit(openIntent({ entry: { type: 'limit', price: new Dec(95) } }));
+    expect(state.status).toBe('done');
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+    expect(exchange.orders.size).toBe(1);
+    expect(state.orders[0]?.id).toBe([...exchange.orders.keys()][0]);
+    expect(state.requests[0]).toMatchObject({ outcome: 'ok', settledBy: 'read' });
+    expect(exchange.callsOf('listActiveOrders').length).toBeGreaterThan(0);
+  });
+
+  it('finds an order that executed at once in the history', async () => {
+    const { exchange, executor } = setup();
+    exchange.idempotency = false;
+    exchange.fail('createOrder', { kind: 'timeout-after' });
+    const state = await executor.submit(openIntent({ entry: { type: 'market' } }));
+    expect(state.status).toBe('done');
+    expect(exchange.orders.size).toBe(1);
+    expect(state.orders[0]?.order.status).toBe('executed');
+    expect(exchange.callsOf('listOrderHistory').length).toBeGreaterThan(0);
+  });
+
+  it('a timeout before acting: nothing found by reading, sent again with the same key, one order', async () => {
+    const { exchange, executor } = setup();
+    exchange.fail('createOrder', { kind: 'timeout-before' });
+    const intent = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
+    const state = await executor.submit(intent);
+    expect(state.status).toBe('done');
+    const calls = exchange.callsOf('createOrder');
+    expect(calls).toHaveLength(2);
+    expect(calls[0]?.key).toBe(calls[1]?.key);
+    expect(exchange.orders.size).toBe(1);
+  });
+
+  it('two identical intents both in doubt: the key replay tells them apart, no order adopted twice', async () => {
+    const { exchange, executor } = setup();
+    exchange.fail('createOrder', { kind: 'timeout-after' }, { kind: 'timeout-after' });
+    const [a, b] = await Promise.all([executor.submit(openIntent()), executor.submit(openIntent())]);
+    expect([a.status, b.status]).toEqual(['done', 'done']);
+    expect(exchange.orders.size).toBe(2);
+    const ids = [a.orders[0]?.id, b.orders[0]?.id];
+    expect(new Set(ids).size).toBe(2);
+    expect(ids.every((id) => id && exchange.orders.has(id))).toBe(true);
+  });
+
+  it('a lost cancel is settled by reading; a lost edit finds its replacement', async () => {
+    const { exchange, executor } = setup();
+    const o = exchange.addOrder({ type: 'limit', direction: 'long', amount: new Dec(10), triggerPrice: new Dec(95) });
+    exchange.fail('cancelOrder', { kind: 'timeout-after' });
+    const c = await executor.submit(cancelIntent(o.id));
+    expect(c.status).toBe('done');
+    expect(exchange.callsOf('cancelOrder')).toHaveLength(1);
+
+    const pos = exchange.addPosition({ direction: 'long', size: new Dec(1) });
+    const stop = exchange.addOrder({ type: 'stop', direction: 'long', amount: new Dec(1), positionId: pos.idx, triggerPrice: new Dec(80) });
+    exchange.fail('editOrder', { kind: 'timeout-after' });
+    const p = await executor.submit(protectIntent({ stopLoss: new Dec(85) }));
+    expect(p.status).toBe('done');
+    expect(exchange.callsOf('editOrder')).toHaveLength(1);
+    const replacement = p.orders.find((t) => t.replaces === stop.id);
+    expect(replacement && exchange.orders.get(replacement.id)?.triggerPrice.toFixed()).toBe('85');
+  });
+});
+
+describe('Executor: queues', () => {
+  it('runs cancels and protective orders first, then closes, then new entries', async () => {
+    const { exchange, executor } = setup({ concurrency: { write: 1 } });
+    exchange.addPosition({ direction: 'long', size: new Dec(1) });
+    const pending = exchange.addOrder({ type: 'limit', direction: 'long', amount: new Dec(5), triggerPrice: new Dec(90) });
+    const hold = gate();
+    exchange.fail('closeAllPositions', { kind: 'hold', until: hold.until });
+    const blocker = executor.submit(closeAllIntent('positions'));
+    while (exchange.callsOf('closeAllPositions').length === 0) await new Promise((r) => setImmediate(r));
+
+    const runs = [
+      executor.submit(openIntent()),
+      executor.submit(closeIntent()),
+      executor.submit(openIntent()),
+      executor.submit(protectIntent({ stopLoss: new Dec(80) })),
+      executor.submit(cancelIntent(pending.id)),
+    ];
+    while (executor.stats().write.queued < 5) await new Promise((r) => setImmediate(r));
+    hold.release();
+    await Promise.all([blocker, ...runs]);
+    const order = exchange.calls
+      .filter((c) => c.op === 'createOrder' || c.op === 'cancelOrder')
+      .map((c) => (c.op === 'cancelOrder' ? 'cancel' : body(c).type));
+    expect(order.slice(0, 2).sort()).toEqual(['cancel', 'stop']);
+    expect(order.slice(2)).toEqual(['take', 'market', 'market']);
+  });
+
+  it('drops entries that waited longer than maxQueueWaitMs, never protective ones', async () => {
+    const { exchange, executor } = setup({
+      limits: { write: [{ limit: 1, windowMs: 1_000 }] },
+      maxQueueWaitMs: 2_500,
+      concurrency: { write: 1 },
+    });
+    exchange.addPosition({ direction: 'long', size: new Dec(1) });
+    const opens = Array.from({ length: 6 }, () => openIntent({ entry: { type: 'limit', price: new Dec(95) } }));
+    const protects = [protectIntent({ stopLoss: new Dec(80) }), protectIntent({ takeProfit: new Dec(130) })];
+    const states = await Promise.all([...opens, ...protects].map((i) => executor.submit(i)));
+    const byId = new Map(states.map((s) => [s.intent.id, s]));
+    expect(protects.map((p) => byId.get(p.id)?.status)).toEqual(['done', 'done']);
+    const dropped = opens.filter((o) => byId.get(o.id)?.status === 'dropped');
+    expect(dropped.length).toBeGreaterThan(0);
+    expect(dropped.every((o) => byId.get(o.id)?.code === 'queue_timeout')).toBe(true);
+    expect(opens.some((o) => byId.get(o.id)?.status === 'done')).toBe(true);
+    // A dropped entry never reached the venue.
+    const sent = exchange.callsOf('createOrder').filter((c) => body(c).type === 'limit').length;
+    expect(sent).toBe(opens.length - dropped.length);
+  });
+
+  it('bounds the number of waiting entries (queue_full)', async () => {
+    const { exchange, executor } = setup({ limits: { write: [{ limit: 1, windowMs: 1_000 }] }, maxQueuedEntries: 2, concurrency: { write: 1 } });
+    const states = await Promise.all(Array.from({ length: 5 }, () => executor.submit(openIntent())));
+    const codes = states.map((s) => s.code);
+    expect(codes.filter((c) => c === 'queue_full').length).toBeGreaterThan(0);
+    expect(exchange.callsOf('createOrder')).toHaveLength(states.filter((s) => s.status === 'done').length);
+  });
+
+  it('refuses to make a protective kind droppable', () => {
+    expect(() => setup({ droppableKinds: ['open', 'protect'] })).toThrow(/droppableKinds\[1\]/);
+  });
+});
+
+describe('Executor: tracking', () => {
+  it('applyOrders records fills of tracked orders and links spawned children', async () => {
+    const { exchange, executor } = setup();
+    const intent = openIntent({ entry: { type: 'limit', price: new Dec(95) }, stopLoss: new Dec(90) });
+    const state = await executor.submit(intent);
+    const id = state.orders[0]!.id;
+    const filled = { ...exchange.orders.get(id)!, status: 'executed' as const, indexPrice: new Dec(95) };
+    const child = exchange.addOrder({ type: 'stop', direction: 'long', amount: new Dec(1), parentOrderId: id, triggerPrice: new Dec(90) });
+    const unrelated = exchange.addOrder({ type: 'limit', direction: 'long', amount: new Dec(1), triggerPrice: new Dec(80) });
+    executor.applyOrders([filled, child, unrelated]);
+    const after = executor.state(intent.id)!;
+    expect(after.orders.find((o) => o.id === id)?.order.indexPrice?.toFixed()).toBe('95');
+    expect(after.orders.find((o) => o.id === child.id)?.step).toBe('child');
+    expect(after.orders.some((o) => o.id === unrelated.id)).toBe(false);
+  });
+
+  it('an asset without a market ends the intent rejected (market_not_found), after looking twice', async () => {
+    const { exchange, executor } = setup();
+    expect((await executor.submit(openIntent())).status).toBe('done');
+    const state = await executor.submit({ ...openIntent(), asset: 'DOGE' });
+    expect(state).toMatchObject({ status: 'rejected', code: 'market_not_found' });
+    expect(exchange.callsOf('listMarkets')).toHaveLength(2);
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * A restart reuses the stored idempotency keys: a new Executor on the same database file settles what
+ * the previous one left in doubt, and no order is ever placed twice.
+ */
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CreateOrderRequest } from '../../src/api/types.js';
+import { VirtualClock } from '../../src/core/clock.js';
+import { Dec } from '../../src/core/decimal.js';
+import { Executor } from '../../src/execution/executor.js';
+import { idempotencyKey } from '../../src/execution/idempotency.js';
+import { seededRandom } from '../../src/execution/retry.js';
+import { Store } from '../../src/store/store.js';
+import { tempDir } from '../store/helpers.js';
+import { FakeExchange, gate, virtualSleep } from './fake-exchange.js';
+import { closeIntent, openIntent, START } from './helpers.js';
+
+const tmp = tempDir('propbot-restart-');
+const stores: Store[] = [];
+afterAll(async () => {
+  for (const s of stores) await s.close();
+  tmp.cleanup();
+});
+
+let fileNo = 0;
+async function world() {
+  const file = path.join(tmp.dir, `run-${++fileNo}.db`);
+  const clock = new VirtualClock(START);
+  const exchange = new FakeExchange(clock);
+  const executorOn = async () => {
+    const store = await Store.open({ file, flushIntervalMs: 10 });
+    stores.push(store);
+    const executor = new Executor({ exchange, clock, journal: store, sleep: virtualSleep(clock), random: seededRandom(1) });
+    return { store, executor };
+  };
+  return { clock, exchange, executorOn };
+}
+
+const until = async (cond: () => boolean) => {
+  while (!cond()) await new Promise((r) => setImmediate(r));
+};
+
+describe('Executor: restart on the same database', () => {
+  it('the venue acted but the answer was lost in the crash: the new executor adopts the order', async () => {
+    const { exchange, executorOn, clock } = await world();
+    const first = await executorOn();
+    exchange.fail('createOrder', { kind: 'hold', until: gate().until, after: true }); // acts, never answers
+    const intent = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
+    void first.executor.submit(intent);
+    await until(() => exchange.orders.size === 1);
+    // "Crash": the first executor is abandoned as it stands.
+    clock.advance(30_000);
+    const second = await executorOn();
+    const [state] = await second.executor.resume();
+    expect(state).toMatchObject({ status: 'done' });
+    expect(state?.intent.id).toBe(intent.id);
+    expect(exchange.orders.size).toBe(1);
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+    expect(state?.orders[0]?.id).toBe([...exchange.orders.keys()][0]);
+    const [row] = await second.store.query<{ outcome: string; settled_by: string }>('SELECT outcome, settled_by FROM requests');
+    expect(row).toEqual({ outcome: 'ok', settled_by: 'read' });
+    expect((await second.store.intent(intent.id))?.status).toBe('done');
+  });
+
+  it('the request never arrived: the new executor sends it again with the stored key, once', async () => {
+    const { exchange, executorOn } = await world();
+    const first = await executorOn();
+    exchange.fail('createOrder', { kind: 'hold', until: gate().until }); // never reaches the venue
+    const intent = openIntent({ entry: { type: 'limit', price: new Dec(96) } });
+    void first.executor.submit(intent);
+    await until(() => exchange.callsOf('createOrder').length === 1);
+    const second = await executorOn();
+    const [state] = await second.executor.resume();
+    expect(state?.status).toBe('done');
+    const calls = exchange.callsOf('createOrder');
+    expect(calls).toHaveLength(2);
+    expect(calls[1]?.key).toBe(calls[0]?.key);
+    expect(calls[1]?.key).toBe(idempotencyKey(intent.id, 'create'));
+    expect(exchange.orders.size).toBe(1);
+  });
+
+  it('a close that acted before the crash is not re-resolved (the position is gone): it is found in history', async () => {
+    const { exchange, executorOn } = await world();
+    const pos = exchange.addPosition({ direction: 'long', size: new Dec(2) });
+    const first = await executorOn();
+    exchange.fail('createOrder', { kind: 'hold', until: gate().until, after: true });
+    const intent = closeIntent();
+    void first.executor.submit(intent);
+    await until(() => exchange.orders.size === 1);
+    expect(pos.status).toBe('closed');
+    const second = await executorOn();
+    const [state] = await second.executor.resume();
+    expect(state?.status).toBe('done');
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+    expect((state?.orders[0]?.order.positionId)).toBe(pos.idx);
+  });
+
+  it('a resubmitted intent after a restart reuses the stored request too', async () => {
+    const { exchange, executorOn } = await world();
+    const first = await executorOn();
+    const intent = openIntent({ entry: { type: 'limit', price: new Dec(97) } });
+    expect((await first.executor.submit(intent)).status).toBe('done');
+    const second = await executorOn();
+    const again = await second.executor.submit(intent);
+    expect(again.status).toBe('done');
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+    expect((exchange.callsOf('createOrder')[0]?.args[0] as CreateOrderRequest).triggerPrice?.toFixed()).toBe('97');
+  });
+});
