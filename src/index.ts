@@ -65,3 +65,49 @@ export type {
 } from './execution/index.js';
 export { Store, SCHEMA_VERSION, MIGRATIONS } from './store/index.js';
 export type { StoreOptions, RecordedSnapshot, EquitySample, StoredDecision } from './store/index.js';
+
+export { startSandbox, parseSandboxConfig, loadSandboxConfig, defaultSandboxConfig } from './sandbox/index.js';
+export type { SandboxOptions, SandboxHandle, SandboxDescription, SandboxConfig } from './sandbox/index.js';
+
+export {
+  readCandleFile,
+  CandleFileReader,
+  DataFileError,
+  mergeByTime,
+  SnapshotRecorder,
+  readSnapshotFile,
+  formatSnapshotLine,
+  rowToCandle,
+  candlePeriodOf,
+  detectLayout,
+  FILE_LAYOUTS,
+} from './feed/files/index.js';
+export type {
+  CandleRow,
+  SnapshotRow,
+  Diagnostic,
+  BadRow,
+  Gap,
+  ReadSummary,
+  CandleFileOptions,
+  FileLayout,
+  MergeSource,
+  MergedRow,
+} from './feed/files/index.js';
+export { buildReportJson, renderReportHtml, writeReport, computeMetrics, computeChallenge } from './report/index.js';
+export type {
+  BacktestResult,
+  FillRecord,
+  DenialRecord,
+  FundingRecord,
+  PerfInfo,
+  ChallengeInfo,
+  DailyPnl,
+  FloorPoint,
+  PriceSeries,
+  PriceCandle,
+  ReportJson,
+  ReportMetrics,
+  ChallengeOutcome,
+  HtmlReportOptions,
+} from './report/index.js';

@@ -1,0 +1,24 @@
+export { DataFileError } from './errors.js';
+export { CandleFileReader, readCandleFile } from './candle-file.js';
+export { detectLayout, SNAPSHOT_HEADER } from './layouts.js';
+export { mergeByTime, type MergeSource, type MergedRow } from './merge.js';
+export {
+  SnapshotRecorder,
+  formatSnapshotLine,
+  readSnapshotFile,
+  type SnapshotRecord,
+  type SnapshotFileOptions,
+} from './snapshots.js';
+export { rowToCandle, candlePeriodOf } from './to-candle.js';
+export {
+  FILE_LAYOUTS,
+  type FileLayout,
+  type CandleRow,
+  type SnapshotRow,
+  type BadRow,
+  type BadRowReason,
+  type Gap,
+  type Diagnostic,
+  type ReadSummary,
+  type CandleFileOptions,
+} from './types.js';

@@ -1,0 +1,244 @@
+/**
+ * Recognising a file's layout from its first bytes, and parsing one text row of each line-based
+ * layout into a candle (or the reason it is bad).
+ */
+import { open } from 'node:fs/promises';
+import { DataFileError } from './errors.js';
+import { comparePlain, isPositive, parseDecimalText, parseEpochText, parseTimeText } from './parse-text.js';
+import type { BadRowReason, FileLayout } from './types.js';
+
+export interface ParsedCandle {
+  readonly ok: true;
+  readonly time: number;
+  readonly open: string;
+  readonly high: string;
+  readonly low: string;
+  readonly close: string;
+  readonly volume: string | null;
+}
+export interface RowFault {
+  readonly ok: false;
+  readonly reason: BadRowReason;
+  readonly message: string;
+}
+export type RowParse = ParsedCandle | RowFault;
+
+export function fault(reason: BadRowReason, message: string): RowFault {
+  return { ok: false, reason, message };
+}
+
+/** How to read the data lines of a line-based file. */
+export interface LineLayout {
+  readonly layout: Exclude<FileLayout, 'freqtrade-json'>;
+  /** Byte offset of the first data line and its 1-based number. */
+  readonly dataStart: number;
+  readonly dataLine: number;
+  /** Whether rows may come newest first (then the reader checks and reads from the end). */
+  readonly mayBeDescending: boolean;
+  readonly parse: (text: string) => RowParse;
+}
+
+export type DetectedLayout = LineLayout | { readonly layout: 'freqtrade-json' };
+
+const HEAD_BYTES = 64 * 1024;
+const TIME_COLUMNS = ['timestamp_ms', 'open_time', 'unix', 'unix timestamp', 'timestamp', 'time', 'date', 'datetime'];
+const EXPECTED_LAYOUTS =
+  'a known layout: a `timestamp_ms,open,high,low,close,volume` CSV, Binance kline CSV (12 columns), ' +
+  'a CryptoDataDownload CSV (banner line, then `date,symbol,open,high,low,close,…`), a freqtrade JSON ' +
+  'array of [ms, open, high, low, close, volume], or propbot snapshot JSON lines';
+
+function show(text: string): string {
+  return JSON.stringify(text.length > 80 ? text.slice(0, 80) + '…' : text);
+}
+
+function splitCsv(text: string): string[] {
+  const fields = text.split(',');
+  for (let i = 0; i < fields.length; i++) {
+    let f = fields[i]!.trim();
+    if (f.length >= 2 && f.startsWith('"') && f.endsWith('"')) f = f.slice(1, -1);
+    fields[i] = f;
+  }
+  return fields;
+}
+
+/** The reason a candle's prices are inconsistent, or undefined. */
+export function ohlcFault(open: string, high: string, low: string, close: string): RowFault | undefined {
+  if (comparePlain(high, open) < 0 || comparePlain(high, close) < 0 || comparePlain(high, low) < 0) {
+    return fault('ohlc', `high ${high} is below open, close or low`);
+  }
+  if (comparePlain(low, open) > 0 || comparePlain(low, close) > 0) return fault('ohlc', `low ${low} is above open or close`);
+  return undefined;
+}
+
+/** Validate the text fields of one candle. */
+export function candleFromFields(
+  timeText: string,
+  timeOf: (text: string) => number | undefined,
+  openText: string,
+  highText: string,
+  lowText: string,
+  closeText: string,
+  volumeText: string | undefined,
+): RowParse {
+  const time = timeOf(timeText);
+  if (time === undefined) return fault('timestamp', `cannot read the time ${show(timeText)}`);
+  const prices = [openText, highText, lowText, closeText].map((t) => parseDecimalText(t));
+  const names = ['open', 'high', 'low', 'close'];
+  for (let i = 0; i < 4; i++) {
+    const p = prices[i];
+    if (p === undefined || !isPositive(p)) {
+      return fault('price', `${names[i]} ${show([openText, highText, lowText, closeText][i]!)} is not a positive decimal`);
+    }
+  }
+  const [open, high, low, close] = prices as [string, string, string, string];
+  let volume: string | null = null;
+  if (volumeText !== undefined && volumeText !== '') {
+    const v = parseDecimalText(volumeText);
+    if (v === undefined) return fault('volume', `volume ${show(volumeText)} is not a non-negative decimal`);
+    volume = v;
+  }
+  const bad = ohlcFault(open, high, low, close);
+  if (bad) return bad;
+  return { ok: true, time, open, high, low, close, volume };
+}
+
+function mappedParser(header: string[]): ((text: string) => RowParse) | undefined {
+  const idx = (name: string) => header.indexOf(name);
+  const timeIdx = TIME_COLUMNS.map(idx).find((i) => i >= 0);
+  const o = idx('open');
+  const h = idx('high');
+  const l = idx('low');
+  const c = idx('close');
+  if (timeIdx === undefined || o < 0 || h < 0 || l < 0 || c < 0) return undefined;
+  const v = header.findIndex((name) => name.startsWith('volume'));
+  const width = header.length;
+  const timeOf = header[timeIdx] === 'timestamp_ms' ? parseEpochText : parseTimeText;
+  return (text) => {
+    const f = splitCsv(text);
+    if (f.length !== width) return fault('columns', `expected ${width} columns, got ${f.length}`);
+    return candleFromFields(f[timeIdx]!, timeOf, f[o]!, f[h]!, f[l]!, f[c]!, v >= 0 ? f[v] : undefined);
+  };
+}
+
+function fixedParser(width: number): (text: string) => RowParse {
+  return (text) => {
+    const f = splitCsv(text);
+    if (f.length !== width) return fault('columns', `expected ${width} columns, got ${f.length}`);
+    return candleFromFields(f[0]!, parseEpochText, f[1]!, f[2]!, f[3]!, f[4]!, f[5]);
+  };
+}
+
+/** Parses a snapshot JSON line into a 1-tick candle; asset checks are the reader's. */
+export function parseSnapshotLine(text: string): { ok: true; asset: string; takenAt: number; indexPrice: string } | RowFault {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return fault('json', 'not a JSON object');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fault('json', 'not a JSON object');
+  const o = value as Record<string, unknown>;
+  if (typeof o['asset'] !== 'string' || o['asset'] === '') return fault('asset', '`asset` must be a non-empty string');
+  const takenAt = o['takenAt'];
+  if (typeof takenAt !== 'number' || !Number.isSafeInteger(takenAt) || takenAt <= 0) {
+    return fault('timestamp', '`takenAt` must be unix milliseconds (a positive integer)');
+  }
+  const priceText = o['indexPrice'];
+  if (typeof priceText !== 'string') return fault('price', '`indexPrice` must be a decimal string (a JSON number would lose digits)');
+  const price = parseDecimalText(priceText);
+  if (price === undefined || !isPositive(price)) return fault('price', `indexPrice ${show(priceText)} is not a positive decimal`);
+  return { ok: true, asset: o['asset'], takenAt, indexPrice: price };
+}
+
+/** The header line `SnapshotRecorder` writes; readers skip it. */
+export const SNAPSHOT_HEADER = { format: 'propbot-snapshots', version: 1 } as const;
+
+function isSnapshotHeader(text: string): boolean {
+  try {
+    const v = JSON.parse(text) as Record<string, unknown>;
+    return v['format'] === SNAPSHOT_HEADER.format;
+  } catch {
+    return false;
+  }
+}
+
+/** Read the first bytes of `file` and decide its layout (or refuse it). */
+export async function detectLayout(file: string, forced?: FileLayout): Promise<DetectedLayout> {
+  const handle = await open(file, 'r').catch((cause: unknown) => {
+    throw new DataFileError(file, 0, 'a readable file', String((cause as Error).message ?? cause), { cause });
+  });
+  let head: Buffer;
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await handle.read(buf, 0, HEAD_BYTES, 0);
+    head = buf.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+  let offset = 0;
+  if (head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) offset = 3;
+  // the first two lines with their byte offsets
+  const lines: { text: string; start: number; next: number }[] = [];
+  let pos = offset;
+  while (lines.length < 2 && pos < head.length) {
+    const nl = head.indexOf(0x0a, pos);
+    const end = nl === -1 ? head.length : nl;
+    const raw = head.subarray(pos, end);
+    const text = raw.toString('utf8').replace(/\r$/, '');
+    lines.push({ text, start: pos, next: nl === -1 ? head.length : nl + 1 });
+    if (nl === -1) break;
+    pos = nl + 1;
+  }
+  const first = lines[0];
+  if (!first || head.subarray(offset).toString('utf8').trim() === '') {
+    throw new DataFileError(file, 0, EXPECTED_LAYOUTS, 'an empty file');
+  }
+  const lead = first.text.trimStart();
+  if (forced === 'freqtrade-json' || (forced === undefined && lead.startsWith('['))) return { layout: 'freqtrade-json' };
+  if (forced === 'propbot-snapshots' || (forced === undefined && lead.startsWith('{'))) {
+    const hasHeader = isSnapshotHeader(first.text);
+    const snapshot: LineLayout = {
+      layout: 'propbot-snapshots',
+      dataStart: hasHeader ? first.next : first.start,
+      dataLine: hasHeader ? 2 : 1,
+      mayBeDescending: false,
+      parse: (text) => {
+        const s = parseSnapshotLine(text);
+        if (!s.ok) return s;
+        return { ok: true, time: s.takenAt, open: s.indexPrice, high: s.indexPrice, low: s.indexPrice, close: s.indexPrice, volume: null };
+      },
+    };
+    return snapshot;
+  }
+  const lower = (t: string) => splitCsv(t).map((f) => f.toLowerCase());
+  // CryptoDataDownload: a banner line naming the site, then the header
+  const banner = /cryptodatadownload/i.test(first.text);
+  const headerLine = banner ? lines[1] : first;
+  if (!headerLine) throw new DataFileError(file, 2, 'a header line after the CryptoDataDownload banner', 'the end of the file');
+  const header = lower(headerLine.text);
+  const headerNo = banner ? 2 : 1;
+  const isCdd = banner || (header.includes('date') && header.includes('symbol'));
+  if (forced === 'cryptodatadownload' || (forced === undefined && isCdd)) {
+    const parse = mappedParser(header);
+    if (!parse) {
+      throw new DataFileError(file, headerNo, 'a CryptoDataDownload header like `date,symbol,open,high,low,close,volume_btc,volume`', show(headerLine.text));
+    }
+    return { layout: 'cryptodatadownload', dataStart: headerLine.next, dataLine: headerNo + 1, mayBeDescending: true, parse };
+  }
+  const numeric = header.length > 0 && header.every((f) => /^[0-9.eE+-]+$/.test(f));
+  if (numeric) {
+    if ((forced ?? (header.length === 12 ? 'binance-kline' : undefined)) === 'binance-kline' && header.length === 12) {
+      return { layout: 'binance-kline', dataStart: first.start, dataLine: 1, mayBeDescending: true, parse: fixedParser(12) };
+    }
+    if ((forced === undefined || forced === 'propbot-csv') && (header.length === 6 || header.length === 5)) {
+      return { layout: 'propbot-csv', dataStart: first.start, dataLine: 1, mayBeDescending: true, parse: fixedParser(header.length) };
+    }
+    throw new DataFileError(file, 1, `${EXPECTED_LAYOUTS}; a header-less row must have 6 (timestamp_ms,open,high,low,close,volume) or 12 (Binance kline) columns`, `${header.length} columns: ${show(first.text)}`);
+  }
+  const parse = mappedParser(header);
+  if (parse) {
+    const layout: FileLayout = forced ?? (header[0] === 'open_time' ? 'binance-kline' : 'propbot-csv');
+    return { layout: layout as LineLayout['layout'], dataStart: first.next, dataLine: 2, mayBeDescending: true, parse };
+  }
+  throw new DataFileError(file, 1, EXPECTED_LAYOUTS, show(first.text));
+}

@@ -1,0 +1,114 @@
+/**
+ * Line readers that hold one chunk and one partial line at a time, whatever the file's length:
+ * forwards from a byte offset, and backwards from the end (for newest-first files). Lines are split
+ * on LF; a trailing CR is dropped, so CRLF files read the same.
+ */
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { DataFileError } from './errors.js';
+
+export interface TextLine {
+  readonly text: string;
+  /** 1-based. */
+  readonly line: number;
+}
+
+const CHUNK = 64 * 1024;
+/** A longer line means the file is not a text candle file; refusing it keeps memory bounded. */
+export const MAX_LINE_BYTES = 1024 * 1024;
+const LF = 0x0a;
+
+function decodeLine(buf: Buffer): string {
+  const end = buf.length > 0 && buf[buf.length - 1] === 0x0d ? buf.length - 1 : buf.length;
+  return buf.toString('utf8', 0, end);
+}
+
+function tooLong(file: string, line: number): DataFileError {
+  return new DataFileError(file, line, `lines shorter than ${MAX_LINE_BYTES} bytes`, 'a longer line (is this a text file?)');
+}
+
+/** Lines from byte `start` (which must be a line start, numbered `firstLine`) to the end of the file. */
+export async function* readLinesForward(file: string, start = 0, firstLine = 1): AsyncGenerator<TextLine> {
+  let line = firstLine;
+  let rest: Buffer = Buffer.alloc(0);
+  const stream = createReadStream(file, { start, highWaterMark: CHUNK });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      let buf = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk;
+      let from = 0;
+      for (let nl = buf.indexOf(LF, from); nl !== -1; nl = buf.indexOf(LF, from)) {
+        yield { text: decodeLine(buf.subarray(from, nl)), line };
+        line += 1;
+        from = nl + 1;
+      }
+      rest = Buffer.from(buf.subarray(from));
+      buf = rest;
+      if (rest.length > MAX_LINE_BYTES) throw tooLong(file, line);
+    }
+    if (rest.length > 0) yield { text: decodeLine(rest), line };
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** Number of lines in a file (a last line without LF counts), streamed. */
+export async function countLines(file: string): Promise<number> {
+  let count = 0;
+  let last = LF;
+  for await (const chunk of createReadStream(file, { highWaterMark: CHUNK }) as AsyncIterable<Buffer>) {
+    for (let i = chunk.indexOf(LF); i !== -1; i = chunk.indexOf(LF, i + 1)) count += 1;
+    if (chunk.length > 0) last = chunk[chunk.length - 1]!;
+  }
+  return last === LF ? count : count + 1;
+}
+
+/**
+ * Lines from the end of the file back to byte `stop` (a line start), newest line first. Reads the
+ * file in fixed chunks from its end, so memory holds one chunk plus one partial line.
+ * `lastLine` is the number of the file's last line (from `countLines`).
+ */
+export async function* readLinesBackward(file: string, stop: number, lastLine: number, chunkSize = CHUNK): AsyncGenerator<TextLine> {
+  const handle = await open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    let pos = size;
+    let line = lastLine;
+    let rest: Buffer = Buffer.alloc(0);
+    let atEnd = true;
+    while (pos > stop) {
+      const len = Math.min(chunkSize, pos - stop);
+      pos -= len;
+      const chunk = Buffer.alloc(len);
+      let got = 0;
+      while (got < len) {
+        const { bytesRead } = await handle.read(chunk, got, len - got, pos + got);
+        if (bytesRead === 0) throw new DataFileError(file, line, 'a file that does not shrink while read', 'a short read');
+        got += bytesRead;
+      }
+      const buf = rest.length > 0 ? Buffer.concat([chunk, rest]) : chunk;
+      let end = buf.length;
+      if (atEnd) {
+        // a file ending in LF has no line after it
+        if (end > 0 && buf[end - 1] === LF) end -= 1;
+        atEnd = false;
+      }
+      while (end > 0) {
+        const nl = buf.lastIndexOf(LF, end - 1);
+        if (nl === -1) break;
+        yield { text: decodeLine(buf.subarray(nl + 1, end)), line };
+        line -= 1;
+        end = nl;
+      }
+      rest = Buffer.from(buf.subarray(0, end));
+      if (rest.length > MAX_LINE_BYTES) throw tooLong(file, line);
+    }
+    // what is left is the line that starts at `stop`
+    if (size > stop) yield { text: decodeLine(rest), line };
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function fileSize(file: string): Promise<number> {
+  return (await stat(file)).size;
+}

@@ -1,0 +1,108 @@
+/**
+ * Thinning long series for the HTML page, so a month of minutes stays a light page:
+ * - candles: `k` consecutive candles are merged into one (open of the first, highest high, lowest
+ *   low, close of the last), `k = ceil(n / maxCandles)`; highs and lows survive;
+ * - lines of the equity chart (equity, drawdown, floors): the equity samples are cut into buckets
+ *   of `k = ceil(n / (maxPoints / 2))` consecutive samples and each bucket becomes two points, at the
+ *   times of its first two samples. Equity and drawdown keep the bucket's lowest and highest value
+ *   (in the order they happened), so peaks and the drawdown's trough stay on the chart; floors keep
+ *   the value in force mid-bucket and at its end. All lines share the buckets, so the chart (which
+ *   spaces its bars evenly) stays evenly spread in time.
+ * The figures of report.json are always computed from the full series; only the page is thinned.
+ * Output values are JS numbers: they are pixels on a chart, never money math.
+ */
+import type { Decimal } from 'decimal.js';
+import type { PriceCandle } from './types.js';
+
+export type PlotPoint = readonly [time: number, value: number];
+export type PlotCandle = readonly [time: number, open: number, high: number, low: number, close: number];
+
+export function downsampleCandles(candles: readonly PriceCandle[], maxCandles: number): { candles: PlotCandle[]; factor: number } {
+  const k = Math.max(1, Math.ceil(candles.length / Math.max(1, maxCandles)));
+  const out: PlotCandle[] = [];
+  for (let i = 0; i < candles.length; i += k) {
+    const first = candles[i]!;
+    let high: Decimal = first.high;
+    let low: Decimal = first.low;
+    let last = first;
+    for (let j = i + 1; j < Math.min(i + k, candles.length); j++) {
+      const c = candles[j]!;
+      if (c.high.gt(high)) high = c.high;
+      if (c.low.lt(low)) low = c.low;
+      last = c;
+    }
+    out.push([first.time, first.open.toNumber(), high.toNumber(), low.toNumber(), last.close.toNumber()]);
+  }
+  return { candles: out, factor: k };
+}
+
+/**
+ * The sample buckets of a series of `n` samples thinned to about `maxPoints` points: buckets of `k`
+ * consecutive samples, each drawn as two points at the times of its first two samples. Every line
+ * of one chart is thinned on the same buckets, so the chart's bars (which the chart spaces evenly)
+ * stay evenly spread in time.
+ */
+export function sampleBuckets(n: number, maxPoints: number): { k: number; starts: number[] } {
+  const k = n <= maxPoints ? 1 : Math.ceil(n / Math.max(1, Math.floor(maxPoints / 2)));
+  const starts: number[] = [];
+  for (let i = 0; i < n; i += k) starts.push(i);
+  return { k, starts };
+}
+
+/** A line thinned on `sampleBuckets`: each bucket keeps its lowest and highest value in time order. */
+export function thinMinMax(times: readonly number[], values: readonly number[], maxPoints: number): PlotPoint[] {
+  const { k, starts } = sampleBuckets(times.length, maxPoints);
+  if (k === 1) return times.map((t, i) => [t, values[i]!] as PlotPoint);
+  const out: PlotPoint[] = [];
+  for (const i of starts) {
+    const end = Math.min(i + k, times.length);
+    let lo = i;
+    let hi = i;
+    for (let j = i + 1; j < end; j++) {
+      if (values[j]! < values[lo]!) lo = j;
+      if (values[j]! > values[hi]!) hi = j;
+    }
+    if (end - i === 1) {
+      out.push([times[i]!, values[i]!]);
+      continue;
+    }
+    const [a, b] = lo <= hi ? [lo, hi] : [hi, lo];
+    out.push([times[i]!, values[a]!], [times[i + 1]!, values[b]!]);
+  }
+  return out;
+}
+
+/** A step line (floors) thinned on `sampleBuckets`: the value in force mid-bucket and at its end. */
+export function thinSteps(times: readonly number[], values: readonly (number | null)[], maxPoints: number): PlotPoint[] {
+  const { k, starts } = sampleBuckets(times.length, maxPoints);
+  const out: PlotPoint[] = [];
+  const push = (t: number, v: number | null | undefined) => {
+    if (v !== null && v !== undefined) out.push([t, v]);
+  };
+  if (k === 1) {
+    times.forEach((t, i) => push(t, values[i]));
+    return out;
+  }
+  for (const i of starts) {
+    const end = Math.min(i + k, times.length);
+    if (end - i === 1) {
+      push(times[i]!, values[i]);
+      continue;
+    }
+    push(times[i]!, values[i + Math.floor((end - i) / 2) - 1]);
+    push(times[i + 1]!, values[end - 1]);
+  }
+  return out;
+}
+
+/** Unix ms to the chart's seconds, keeping one point per second (the last) in ascending order. */
+export function toChartTime(points: readonly PlotPoint[]): PlotPoint[] {
+  const out: PlotPoint[] = [];
+  for (const [ms, v] of points) {
+    const t = Math.floor(ms / 1000);
+    const prev = out.at(-1);
+    if (prev && prev[0] === t) out[out.length - 1] = [t, v];
+    else if (!prev || t > prev[0]) out.push([t, v]);
+  }
+  return out;
+}

@@ -1,0 +1,402 @@
+/**
+ * The HTML report: ONE self-contained file that opens offline. Lightweight Charts (its standalone
+ * production build, Apache-2.0, © TradingView) is inlined; the chart data rides along as a JSON
+ * block. Every text from the run is escaped; the JSON is embedded so it can not close its tag.
+ *
+ * Charts: price candles of each market with the fills as markers; equity with the challenge floors
+ * and, below it, the drawdown; daily pnl with the consistency limit and the profitable-day line.
+ * Long series are thinned for the page as `downsample.ts` describes; the tables and figures use
+ * the full data. The page's script sets `document.body.dataset.rendered = "ok"` once every chart
+ * exists, and records any script error in `document.body.dataset.error` and on the page.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Decimal } from 'decimal.js';
+import { computeChallenge, type ChallengeOutcome } from './challenge.js';
+import { downsampleCandles, thinMinMax, thinSteps, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
+import { computeMetrics, dailyPnlOf, floorsFromEquity, tradeNet, type ReportMetrics } from './metrics.js';
+import { money, ratio } from './report-json.js';
+import type { BacktestResult, FillRecord, FloorPoint } from './types.js';
+
+export interface HtmlReportOptions {
+  /** Most candles per market on the page (default 2000). */
+  maxCandles?: number;
+  /** Most points per line (equity, drawdown, each floor) on the page (default 4000). */
+  maxPoints?: number;
+  /** Most fill markers per market (default 1000; the latest are dropped past it). */
+  maxMarkers?: number;
+  /** Most rows in the trades and denials tables (default 1000 each; the page says when cut). */
+  maxTableRows?: number;
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text for HTML content or a quoted attribute. */
+export function escapeHtml(text: unknown): string {
+  return String(text).replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);
+}
+
+/** JSON that is safe inside a `<script>` element (no `</script>`, no `<!--`, no line separators). */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+let libraryCache: string | undefined;
+/** The Lightweight Charts standalone build, from the installed package. */
+export function lightweightChartsSource(): string {
+  if (libraryCache === undefined) {
+    const require = createRequire(import.meta.url);
+    const dir = path.dirname(require.resolve('lightweight-charts/package.json'));
+    const source = readFileSync(path.join(dir, 'dist', 'lightweight-charts.standalone.production.js'), 'utf8');
+    // inlined in a <script>: the text must not end the element early
+    libraryCache = source.replace(/<\/script/gi, '<\\/script').replace(/<!--/g, '<\\!--');
+  }
+  return libraryCache;
+}
+
+interface Marker {
+  time: number;
+  position: 'aboveBar' | 'belowBar';
+  color: string;
+  shape: 'arrowUp' | 'arrowDown' | 'circle';
+  text: string;
+}
+
+function isBuy(f: FillRecord): boolean {
+  const reducing = f.action !== undefined ? f.action !== 'open' && f.action !== 'increase' : f.realizedPnl !== null;
+  return (f.direction === 'long') !== reducing;
+}
+
+/** Above this many markers on a chart their labels would overlap: arrows only. */
+const LABELLED_MARKERS = 40;
+
+function markersFor(fills: readonly FillRecord[], candles: readonly PlotCandle[], max: number): Marker[] {
+  const labelled = fills.length <= LABELLED_MARKERS;
+  const times = candles.map((c) => c[0]);
+  const out: Marker[] = [];
+  for (const f of fills) {
+    if (out.length >= max) break;
+    // snap to the (thinned) candle holding the fill, or the chart would not place it
+    let lo = 0;
+    let hi = times.length - 1;
+    if (hi < 0 || f.time < times[0]!) continue;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (times[mid]! <= f.time) lo = mid;
+      else hi = mid - 1;
+    }
+    const buy = isBuy(f);
+    const liquidation = f.type === 'liquidation' || f.action === 'liquidation';
+    out.push({
+      time: Math.floor(times[lo]! / 1000),
+      position: buy ? 'belowBar' : 'aboveBar',
+      color: liquidation ? '#7b1fa2' : buy ? '#1b8a3a' : '#c62828',
+      shape: liquidation ? 'circle' : buy ? 'arrowUp' : 'arrowDown',
+      text: labelled ? `${f.direction === 'long' ? 'L' : 'S'} ${f.action ?? (f.realizedPnl === null ? 'open' : 'close')}` : '',
+    });
+  }
+  return out.sort((a, b) => a.time - b.time);
+}
+
+interface PageData {
+  markets: { market: string; candles: PlotCandle[]; markers: Marker[]; factor: number }[];
+  equity: PlotPoint[];
+  drawdown: PlotPoint[];
+  floors: { daily: PlotPoint[]; total: PlotPoint[]; trailing: PlotPoint[] };
+  daily: { time: number; value: number; color: string }[];
+  consistencyLimit: number | null;
+  profitableDayMin: number | null;
+}
+
+function pageData(result: BacktestResult, metrics: ReportMetrics, o: Required<HtmlReportOptions>): PageData {
+  const markets = (result.prices ?? []).map((p) => {
+    const { candles, factor } = downsampleCandles(p.candles, o.maxCandles);
+    const fills = result.fills.filter((f) => f.market === p.market);
+    return { market: p.market, candles: candles.map((c) => [Math.floor(c[0] / 1000), c[1], c[2], c[3], c[4]] as PlotCandle), markers: markersFor(fills, candles, o.maxMarkers), factor };
+  });
+  const num = (d: Decimal) => d.toNumber();
+  const times = result.equity.map((s) => s.time);
+  const equity = result.equity.map((s) => num(s.equity));
+  // the drawdown hangs below zero so its bottom is the trough
+  let peak = num(result.initialBalance);
+  const drawdown = equity.map((e) => {
+    // plotted only (pixels): the drawdown figures of the report come from the Decimal path
+    if (e > peak) peak = e;
+    return peak > 0 ? -((peak - e) / peak) * 100 : 0;
+  });
+  const floors = floorsAtSamples(result);
+  const floorLine = (pick: (f: FloorPoint) => Decimal | null) =>
+    toChartTime(thinSteps(times, floors.map((f) => (f && pick(f) !== null ? num(pick(f)!) : null)), o.maxPoints));
+  const days = dailyPnlOf(result);
+  const c = result.challenge;
+  const consistencyLimit =
+    c?.consistencyLimitPct != null && metrics.netPnl.gt(0) ? num(metrics.netPnl.times(c.consistencyLimitPct).div(100)) : null;
+  return {
+    markets,
+    equity: toChartTime(thinMinMax(times, equity, o.maxPoints)),
+    drawdown: toChartTime(thinMinMax(times, drawdown, o.maxPoints)),
+    floors: { daily: floorLine((f) => f.daily), total: floorLine((f) => f.total), trailing: floorLine((f) => f.trailing) },
+    daily: days.map((d) => ({
+      time: Date.parse(`${d.day}T00:00:00Z`) / 1000,
+      value: num(d.pnl),
+      color: d.pnl.gte(0) ? 'rgba(27,138,58,0.8)' : 'rgba(198,40,40,0.8)',
+    })),
+    consistencyLimit,
+    profitableDayMin: c ? num(result.initialBalance.times(c.profitableDayPct).div(100)) : null,
+  };
+}
+
+/** The floors in force at each equity sample (given floors may be sampled at other times). */
+function floorsAtSamples(result: BacktestResult): (FloorPoint | undefined)[] {
+  const given = result.floors;
+  if (!given) return floorsFromEquity(result);
+  let j = -1;
+  return result.equity.map((s) => {
+    while (j + 1 < given.length && given[j + 1]!.time <= s.time) j += 1;
+    return j >= 0 ? given[j] : undefined;
+  });
+}
+
+const STYLE = `
+body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f5f6f8}
+header{background:#1d2330;color:#fff;padding:16px 24px}header h1{margin:0;font-size:20px}header p{margin:4px 0 0;color:#c9cfdb}
+main{padding:16px 24px;max-width:1400px;margin:0 auto}
+section{background:#fff;border-radius:6px;padding:12px 16px;margin:0 0 16px;box-shadow:0 1px 2px rgba(0,0,0,.08)}
+h2{font-size:16px;margin:0 0 8px}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:8px}
+.card{border:1px solid #e3e6eb;border-radius:4px;padding:6px 10px}.card b{display:block;font-size:12px;color:#6b7385;font-weight:500}
+.card span{font-size:16px;font-variant-numeric:tabular-nums}
+.pass{color:#1b8a3a}.fail{color:#c62828}
+.chart{width:100%;position:relative}
+table{border-collapse:collapse;width:100%;font-size:12px;font-variant-numeric:tabular-nums}
+th,td{border-bottom:1px solid #eceef2;padding:3px 6px;text-align:right;white-space:nowrap}th{background:#f0f2f5;position:sticky;top:0}
+td.l,th.l{text-align:left}.scroll{max-height:480px;overflow:auto}
+.note{color:#6b7385;font-size:12px;margin:4px 0 0}#errors{color:#c62828;white-space:pre-wrap}
+footer{color:#6b7385;font-size:12px;padding:0 24px 24px;text-align:center}footer a{color:#6b7385}
+`;
+
+// Plain browser script (no modules, no network). It only reads the JSON block and sets text via the
+// chart library, never innerHTML.
+const PAGE_SCRIPT = `
+(function () {
+  var LWC = window.LightweightCharts;
+  var data = JSON.parse(document.getElementById('report-data').textContent);
+  var charts = [];
+  function make(id, height) {
+    var el = document.getElementById(id);
+    var chart = LWC.createChart(el, {
+      width: el.clientWidth || 960,
+      height: height,
+      layout: { background: { color: '#ffffff' }, textColor: '#1d2330', attributionLogo: true },
+      grid: { vertLines: { color: '#f0f2f5' }, horzLines: { color: '#f0f2f5' } },
+      timeScale: { timeVisible: true, secondsVisible: false, minBarSpacing: 0.05 },
+      rightPriceScale: { borderVisible: false }
+    });
+    charts.push({ chart: chart, el: el });
+    return chart;
+  }
+  function line(points) { return points.map(function (p) { return { time: p[0], value: p[1] }; }); }
+  data.markets.forEach(function (m, i) {
+    var chart = make('price-' + i, 420);
+    var series = chart.addSeries(LWC.CandlestickSeries, {
+      upColor: '#26a69a', downColor: '#ef5350', wickUpColor: '#26a69a', wickDownColor: '#ef5350', borderVisible: false
+    });
+    series.setData(m.candles.map(function (c) { return { time: c[0], open: c[1], high: c[2], low: c[3], close: c[4] }; }));
+    if (m.markers.length > 0) LWC.createSeriesMarkers(series, m.markers);
+    chart.timeScale().fitContent();
+  });
+  if (data.equity.length > 0) {
+    var chart = make('equity-chart', 480);
+    var equity = chart.addSeries(LWC.LineSeries, { color: '#1f5fbf', lineWidth: 2, title: 'equity' });
+    equity.setData(line(data.equity));
+    var floors = [['daily', '#ef6c00', 'daily floor'], ['total', '#c62828', 'total floor'], ['trailing', '#7b1fa2', 'trailing floor']];
+    floors.forEach(function (f) {
+      var pts = data.floors[f[0]];
+      if (pts.length === 0) return;
+      var s = chart.addSeries(LWC.LineSeries, {
+        color: f[1], lineWidth: 1, lineStyle: LWC.LineStyle.Dashed, lineType: LWC.LineType.WithSteps,
+        title: f[2], priceLineVisible: false, lastValueVisible: false, crosshairMarkerVisible: false
+      });
+      s.setData(line(pts));
+    });
+    var dd = chart.addSeries(LWC.BaselineSeries, {
+      baseValue: { type: 'price', price: 0 }, title: 'drawdown %',
+      topLineColor: '#c62828', bottomLineColor: '#c62828', topFillColor1: 'rgba(198,40,40,0)', topFillColor2: 'rgba(198,40,40,0)',
+      bottomFillColor1: 'rgba(198,40,40,0.15)', bottomFillColor2: 'rgba(198,40,40,0.45)', lineWidth: 1,
+      priceFormat: { type: 'custom', formatter: function (v) { return v.toFixed(2) + '%'; } }
+    }, 1);
+    dd.setData(line(data.drawdown));
+    var panes = chart.panes();
+    if (panes.length > 1) panes[1].setHeight(130);
+    chart.timeScale().fitContent();
+  }
+  if (data.daily.length > 0) {
+    var dchart = make('daily-chart', 300);
+    var bars = dchart.addSeries(LWC.HistogramSeries, { title: 'daily pnl', priceLineVisible: false });
+    bars.setData(data.daily);
+    if (data.consistencyLimit !== null) {
+      bars.createPriceLine({ price: data.consistencyLimit, color: '#7b1fa2', lineWidth: 1, lineStyle: LWC.LineStyle.Dashed, axisLabelVisible: true, title: 'consistency limit' });
+    }
+    if (data.profitableDayMin !== null) {
+      bars.createPriceLine({ price: data.profitableDayMin, color: '#1b8a3a', lineWidth: 1, lineStyle: LWC.LineStyle.Dotted, axisLabelVisible: true, title: 'profitable day' });
+    }
+    dchart.timeScale().fitContent();
+  }
+  window.addEventListener('resize', function () {
+    charts.forEach(function (c) { c.chart.applyOptions({ width: c.el.clientWidth }); });
+  });
+  document.body.dataset.charts = String(charts.length);
+  document.body.dataset.rendered = 'ok';
+})();
+`;
+
+const ERROR_HOOK = `
+window.onerror = function (message, source, line) {
+  var text = String(message) + (line ? ' (line ' + line + ')' : '');
+  document.documentElement.dataset.error = text;
+  if (document.body) {
+    document.body.dataset.error = text;
+    var el = document.getElementById('errors');
+    if (el) { el.hidden = false; el.textContent += text + '\\n'; }
+  }
+};
+`;
+
+function card(label: string, value: string, cls = ''): string {
+  return `<div class="card"><b>${escapeHtml(label)}</b><span${cls ? ` class="${cls}"` : ''}>${escapeHtml(value)}</span></div>`;
+}
+
+function time(ms: number | null): string {
+  return ms === null ? '—' : new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
+}
+
+function opt(value: Decimal | null, suffix = ''): string {
+  return value === null ? '—' : ratio(value.toDecimalPlaces(2)) + suffix;
+}
+
+function moneyShown(value: Decimal): string {
+  return money(value.toDecimalPlaces(2));
+}
+
+function metricsSection(m: ReportMetrics): string {
+  return `<section><h2>Results</h2><div class="cards">${[
+    card('Initial balance', moneyShown(m.initialBalance)),
+    card('Final equity', moneyShown(m.finalEquity)),
+    card('Net pnl', moneyShown(m.netPnl), m.netPnl.gte(0) ? 'pass' : 'fail'),
+    card('Return', opt(m.returnPct, '%')),
+    card('Max drawdown', opt(m.maxDrawdownPct, '%')),
+    card('Sharpe (daily, ×√365)', opt(m.sharpe)),
+    card('Sortino (daily, ×√365)', opt(m.sortino)),
+    card('Win rate', opt(m.winRate, '%')),
+    card('Profit factor', m.profitFactor === null ? (m.totalTrades > 0 ? '∞ (no loss)' : '—') : opt(m.profitFactor)),
+    card('Closed trades', String(m.totalTrades)),
+    card('Open at end', String(m.openTrades)),
+    card('Fills', String(m.totalFills)),
+    card('Fees', moneyShown(m.fees)),
+    card('Funding', moneyShown(m.funding)),
+    card('Trading days', String(m.tradingDays)),
+  ].join('')}</div></section>`;
+}
+
+function challengeSection(result: BacktestResult, ch: ChallengeOutcome | null): string {
+  const c = result.challenge;
+  if (!ch || !c) return '';
+  const verdict = ch.passed ? 'PASSED' : ch.failedRule ? 'FAILED' : 'NOT PASSED';
+  return `<section><h2>Challenge — ${escapeHtml(ch.phase)}</h2><div class="cards">${[
+    card('Verdict', verdict, ch.passed ? 'pass' : 'fail'),
+    card('Failed rule', ch.failedRule ?? '—', ch.failedRule ? 'fail' : ''),
+    card('Failed at', time(ch.failedAt)),
+    card('Profit target', opt(c.profitTargetPct, '%')),
+    card('Days to target', ch.daysToTarget === null ? '—' : String(ch.daysToTarget)),
+    card('Trading days', String(ch.tradingDays)),
+    card('Profitable days', `${ch.profitableDays}${c.minProfitableDays !== null ? ` / ${c.minProfitableDays}` : ''}`),
+    card('Best day', ch.bestDay ?? '—'),
+    card('Best day share', opt(ch.bestDayShare, '%')),
+    card('Consistency', ch.consistencyMet === null ? '—' : ch.consistencyMet ? `met (≤ ${opt(c.consistencyLimitPct, '%')})` : `not met (> ${opt(c.consistencyLimitPct, '%')})`, ch.consistencyMet === false ? 'fail' : ''),
+    card('Daily / total / trailing limit', [c.maxDailyDrawdownPct, c.maxTotalDrawdownPct, c.maxTrailingDrawdownPct].map((v) => opt(v, '%')).join(' / ')),
+  ].join('')}</div></section>`;
+}
+
+function tradesSection(result: BacktestResult, maxRows: number): string {
+  const rows = result.trades.slice(0, maxRows).map((t) => {
+    const net = tradeNet(t);
+    return `<tr><td class="l">${escapeHtml(t.market)}</td><td class="l">${escapeHtml(t.direction)}</td><td class="l">${escapeHtml(time(t.openedAt))}</td><td class="l">${escapeHtml(time(t.closedAt))}</td><td>${escapeHtml(money(t.entryPrice))}</td><td>${escapeHtml(t.exitPrice === null ? '—' : money(t.exitPrice))}</td><td>${escapeHtml(money(t.size))}</td><td>${escapeHtml(moneyShown(t.realizedPnl))}</td><td>${escapeHtml(moneyShown(t.fees))}</td><td>${escapeHtml(moneyShown(t.funding))}</td><td class="${net.gte(0) ? 'pass' : 'fail'}">${escapeHtml(moneyShown(net))}</td><td class="l">${escapeHtml(t.status)}${t.closeReason ? ' · ' + escapeHtml(t.closeReason) : ''}</td></tr>`;
+  });
+  const cut = result.trades.length > maxRows ? `<p class="note">Showing the first ${maxRows} of ${result.trades.length} trades; report.json has them all.</p>` : '';
+  return `<section><h2>Trades (${result.trades.length})</h2><div class="scroll"><table id="trades"><thead><tr><th class="l">market</th><th class="l">side</th><th class="l">opened (UTC)</th><th class="l">closed (UTC)</th><th>entry</th><th>exit</th><th>size</th><th>pnl</th><th>fees</th><th>funding</th><th>net</th><th class="l">status</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>${cut}</section>`;
+}
+
+function denialsSection(result: BacktestResult, maxRows: number): string {
+  if (result.denials.length === 0) return '';
+  const rows = result.denials
+    .slice(0, maxRows)
+    .map((d) => `<tr><td class="l">${escapeHtml(time(d.at))}</td><td class="l">${escapeHtml(d.code)}</td><td class="l">${escapeHtml(d.rule)}</td><td class="l">${escapeHtml(d.reason)}</td><td class="l">${escapeHtml(d.intentId)}</td></tr>`);
+  const cut = result.denials.length > maxRows ? `<p class="note">Showing the first ${maxRows} of ${result.denials.length}.</p>` : '';
+  return `<section><h2>Risk guard denials (${result.denials.length})</h2><div class="scroll"><table><thead><tr><th class="l">at (UTC)</th><th class="l">code</th><th class="l">rule</th><th class="l">reason</th><th class="l">intent</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>${cut}</section>`;
+}
+
+/** The whole report page. */
+export function renderReportHtml(result: BacktestResult, options: HtmlReportOptions = {}): string {
+  const o: Required<HtmlReportOptions> = {
+    maxCandles: options.maxCandles ?? 2000,
+    maxPoints: options.maxPoints ?? 4000,
+    maxMarkers: options.maxMarkers ?? 1000,
+    maxTableRows: options.maxTableRows ?? 1000,
+  };
+  for (const [key, value] of Object.entries(o)) {
+    if (!Number.isSafeInteger(value) || value < 2) throw new RangeError(`renderReportHtml: options.${key} must be an integer ≥ 2, got ${value}`);
+  }
+  const metrics = computeMetrics(result);
+  const ch = computeChallenge(result);
+  const data = pageData(result, metrics, o);
+  const title = `${result.name}${result.strategy ? ' — ' + result.strategy : ''}`;
+  const priceSections = data.markets
+    .map(
+      (m, i) =>
+        `<section><h2>${escapeHtml(m.market)} price and fills</h2><div class="chart" id="price-${i}"></div>${
+          m.factor > 1 ? `<p class="note">${m.factor} candles merged per bar for the page.</p>` : ''
+        }</section>`,
+    )
+    .join('');
+  const perf = result.perf;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · propbot backtest</title>
+<style>${STYLE}</style>
+<script>${ERROR_HOOK}</script>
+</head>
+<body>
+<header><h1>${escapeHtml(title)}</h1><p>${escapeHtml(time(result.startTime))} → ${escapeHtml(time(result.endTime))} UTC · propbot backtest report</p></header>
+<main>
+<pre id="errors" hidden></pre>
+${metricsSection(metrics)}
+${challengeSection(result, ch)}
+${priceSections}
+<section><h2>Equity, challenge floors and drawdown</h2>${result.equity.length > 0 ? '<div class="chart" id="equity-chart"></div>' : '<p class="note">No equity samples.</p>'}</section>
+<section><h2>Daily pnl</h2>${data.daily.length > 0 ? '<div class="chart" id="daily-chart"></div>' : '<p class="note">No days.</p>'}${
+    data.consistencyLimit !== null ? `<p class="note">Consistency limit line: ${escapeHtml(opt(result.challenge?.consistencyLimitPct ?? null, '%'))} of the net pnl.</p>` : ''
+  }</section>
+${tradesSection(result, o.maxTableRows)}
+${denialsSection(result, o.maxTableRows)}
+<section><h2>Run</h2><p class="note">${escapeHtml(`${perf.snapshots} snapshots, ${perf.candles} candles replayed in ${(perf.wallMs / 1000).toFixed(1)} s`)}</p></section>
+</main>
+<footer>Charts by <a href="https://www.tradingview.com/">TradingView</a> Lightweight Charts™ (Apache-2.0).</footer>
+<script type="application/json" id="report-data">${jsonForScript(data)}</script>
+<script>${lightweightChartsSource()}</script>
+<script>
+try {${PAGE_SCRIPT}} catch (err) { window.onerror(String(err && err.stack || err)); }
+</script>
+</body>
+</html>
+`;
+}
+

@@ -1,0 +1,34 @@
+export type {
+  BacktestResult,
+  ChallengeInfo,
+  DailyPnl,
+  DenialRecord,
+  EquitySample,
+  FillRecord,
+  FloorPoint,
+  FundingRecord,
+  PerfInfo,
+  PriceCandle,
+  PriceSeries,
+  TradeRecord,
+} from './types.js';
+export {
+  computeMetrics,
+  dailyPnlFromEquity,
+  dailyReturns,
+  drawdownSeries,
+  floorsFromEquity,
+  maxDrawdown,
+  sharpeRatio,
+  sortinoRatio,
+  tradeStats,
+  utcDay,
+  DAYS_PER_YEAR,
+  type Drawdown,
+  type ReportMetrics,
+  type TradeStats,
+} from './metrics.js';
+export { computeChallenge, type ChallengeOutcome } from './challenge.js';
+export { buildReportJson, REPORT_FORMAT, REPORT_VERSION, type ReportJson } from './report-json.js';
+export { renderReportHtml, escapeHtml, type HtmlReportOptions } from './html.js';
+export { writeReport } from './write.js';

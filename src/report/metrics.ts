@@ -1,0 +1,248 @@
+/**
+ * Backtest metrics, in Decimal throughout. Conventions (also in docs of `ReportMetrics`):
+ * - Drawdown is measured from the running peak of equity, the initial balance counting as the first
+ *   peak: `(peak − equity) / peak`.
+ * - Daily returns: a UTC day's pnl over its start equity, the start being the previous day's last
+ *   sample (the first day starts from the initial balance).
+ * - Sharpe = mean(daily return) / sample stdev × √365; Sortino = mean / downside deviation × √365,
+ *   downside deviation = √(Σ min(r, 0)² / n). Crypto trades every day, hence 365. Risk-free rate 0.
+ *   Both are null with fewer than two days or a zero deviation.
+ * - A trade's net pnl = realised pnl − fees + funding; win rate and profit factor count closed trades.
+ */
+import type { Decimal } from 'decimal.js';
+import { Dec, ZERO } from '../core/decimal.js';
+import type { BacktestResult, DailyPnl, EquitySample, FloorPoint, TradeRecord } from './types.js';
+
+export const DAYS_PER_YEAR = 365;
+const DAY_MS = 86_400_000;
+
+/** `YYYY-MM-DD` of a unix ms time, in UTC. */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function dayStart(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
+}
+
+/** Pnl per UTC day from the equity samples (days without samples are left out). */
+export function dailyPnlFromEquity(initialBalance: Decimal, equity: readonly EquitySample[]): DailyPnl[] {
+  const out: DailyPnl[] = [];
+  let start = initialBalance;
+  let day: number | undefined;
+  let end = initialBalance;
+  for (const s of equity) {
+    const d = Math.floor(s.time / DAY_MS);
+    if (d !== day) {
+      if (day !== undefined) {
+        out.push({ day: utcDay(day * DAY_MS), startEquity: start, endEquity: end, pnl: end.minus(start) });
+        start = end;
+      }
+      day = d;
+    }
+    end = s.equity;
+  }
+  if (day !== undefined) out.push({ day: utcDay(day * DAY_MS), startEquity: start, endEquity: end, pnl: end.minus(start) });
+  return out;
+}
+
+export interface Drawdown {
+  /** Largest drawdown, percent of the peak. */
+  readonly pct: Decimal;
+  readonly amount: Decimal;
+  readonly peakAt: number | null;
+  readonly troughAt: number | null;
+}
+
+export function maxDrawdown(initialBalance: Decimal, equity: readonly EquitySample[]): Drawdown {
+  let peak = initialBalance;
+  let peakAt: number | null = null;
+  // under one peak the deepest point is the lowest equity: divide only at new lows
+  let trough: Decimal | null = null;
+  let best: Drawdown = { pct: ZERO, amount: ZERO, peakAt: null, troughAt: null };
+  for (const s of equity) {
+    if (s.equity.gt(peak)) {
+      peak = s.equity;
+      peakAt = s.time;
+      trough = null;
+      continue;
+    }
+    if (trough !== null && s.equity.gte(trough)) continue;
+    trough = s.equity;
+    if (peak.lte(0)) continue;
+    const amount = peak.minus(s.equity);
+    const pct = amount.div(peak).times(100);
+    if (pct.gt(best.pct)) best = { pct, amount, peakAt, troughAt: s.time };
+  }
+  return best;
+}
+
+/** Drawdown (percent of the running peak) at every sample. */
+export function drawdownSeries(initialBalance: Decimal, equity: readonly EquitySample[]): { time: number; pct: Decimal }[] {
+  let peak = initialBalance;
+  return equity.map((s) => {
+    if (s.equity.gt(peak)) peak = s.equity;
+    return { time: s.time, pct: peak.gt(0) ? peak.minus(s.equity).div(peak).times(100) : ZERO };
+  });
+}
+
+export function dailyReturns(days: readonly DailyPnl[]): Decimal[] {
+  return days.filter((d) => !d.startEquity.isZero()).map((d) => d.pnl.div(d.startEquity));
+}
+
+function mean(xs: readonly Decimal[]): Decimal {
+  return xs.reduce((a, x) => a.plus(x), ZERO).div(xs.length);
+}
+
+const SQRT_YEAR = new Dec(DAYS_PER_YEAR).sqrt();
+
+export function sharpeRatio(returns: readonly Decimal[]): Decimal | null {
+  if (returns.length < 2) return null;
+  const m = mean(returns);
+  const variance = returns.reduce((a, r) => a.plus(r.minus(m).pow(2)), ZERO).div(returns.length - 1);
+  if (variance.isZero()) return null;
+  return m.div(variance.sqrt()).times(SQRT_YEAR);
+}
+
+export function sortinoRatio(returns: readonly Decimal[]): Decimal | null {
+  if (returns.length < 2) return null;
+  const m = mean(returns);
+  const downside = returns.reduce((a, r) => (r.lt(0) ? a.plus(r.pow(2)) : a), ZERO).div(returns.length);
+  if (downside.isZero()) return null;
+  return m.div(downside.sqrt()).times(SQRT_YEAR);
+}
+
+export function tradeNet(t: TradeRecord): Decimal {
+  return t.realizedPnl.minus(t.fees).plus(t.funding);
+}
+
+export interface TradeStats {
+  readonly closed: number;
+  readonly open: number;
+  readonly wins: number;
+  /** Percent of closed trades with a positive net pnl; null without closed trades. */
+  readonly winRate: Decimal | null;
+  readonly grossProfit: Decimal;
+  readonly grossLoss: Decimal;
+  /** Gross profit / gross loss of closed trades; null without a losing trade (it would be infinite). */
+  readonly profitFactor: Decimal | null;
+}
+
+export function tradeStats(trades: readonly TradeRecord[]): TradeStats {
+  let closed = 0;
+  let wins = 0;
+  let grossProfit = ZERO;
+  let grossLoss = ZERO;
+  for (const t of trades) {
+    if (t.closedAt === null) continue;
+    closed += 1;
+    const net = tradeNet(t);
+    if (net.gt(0)) {
+      wins += 1;
+      grossProfit = grossProfit.plus(net);
+    } else if (net.lt(0)) grossLoss = grossLoss.plus(net.neg());
+  }
+  return {
+    closed,
+    open: trades.length - closed,
+    wins,
+    winRate: closed > 0 ? new Dec(wins).div(closed).times(100) : null,
+    grossProfit,
+    grossLoss,
+    profitFactor: grossLoss.isZero() ? null : grossProfit.div(grossLoss),
+  };
+}
+
+export interface ReportMetrics {
+  readonly initialBalance: Decimal;
+  readonly finalEquity: Decimal;
+  readonly netPnl: Decimal;
+  /** Percent of the initial balance. */
+  readonly returnPct: Decimal;
+  readonly maxDrawdownPct: Decimal;
+  readonly maxDrawdown: Drawdown;
+  readonly sharpe: Decimal | null;
+  readonly sortino: Decimal | null;
+  readonly winRate: Decimal | null;
+  readonly profitFactor: Decimal | null;
+  /** Closed trades. */
+  readonly totalTrades: number;
+  readonly openTrades: number;
+  readonly totalFills: number;
+  readonly fees: Decimal;
+  /** Net funding: received (positive) or paid (negative). */
+  readonly funding: Decimal;
+  readonly tradingDays: number;
+}
+
+export function dailyPnlOf(result: BacktestResult): readonly DailyPnl[] {
+  return result.dailyPnl ?? dailyPnlFromEquity(result.initialBalance, result.equity);
+}
+
+export function computeMetrics(result: BacktestResult): ReportMetrics {
+  const initial = result.initialBalance;
+  if (!initial.gt(0)) throw new RangeError(`report: initialBalance must be positive, got ${initial.toString()}`);
+  const finalEquity = result.equity.at(-1)?.equity ?? initial;
+  const netPnl = finalEquity.minus(initial);
+  const dd = maxDrawdown(initial, result.equity);
+  const returns = dailyReturns(dailyPnlOf(result));
+  const stats = tradeStats(result.trades);
+  const fees = result.fills.reduce((a, f) => a.plus(f.fee), ZERO);
+  const funding = result.funding
+    ? result.funding.reduce((a, f) => a.plus(f.amount), ZERO)
+    : result.trades.reduce((a, t) => a.plus(t.funding), ZERO);
+  return {
+    initialBalance: initial,
+    finalEquity,
+    netPnl,
+    returnPct: netPnl.div(initial).times(100),
+    maxDrawdownPct: dd.pct,
+    maxDrawdown: dd,
+    sharpe: sharpeRatio(returns),
+    sortino: sortinoRatio(returns),
+    winRate: stats.winRate,
+    profitFactor: stats.profitFactor,
+    totalTrades: stats.closed,
+    openTrades: stats.open,
+    totalFills: result.fills.length,
+    fees,
+    funding,
+    tradingDays: new Set(result.fills.map((f) => utcDay(f.time))).size,
+  };
+}
+
+/**
+ * The floors at every equity sample, from the rules: daily = day-start equity × (1 − daily%),
+ * total = initial × (1 − total%), trailing = highest equity so far × (1 − trailing%). The day-start
+ * equity is the previous day's last sample (the engine takes it at 00:00 UTC).
+ */
+export function floorsFromEquity(result: BacktestResult): FloorPoint[] {
+  const c = result.challenge;
+  if (!c) return [];
+  const frac = (pct: Decimal | null) => (pct === null ? null : new Dec(1).minus(pct.div(100)));
+  const daily = frac(c.maxDailyDrawdownPct);
+  const total = frac(c.maxTotalDrawdownPct);
+  const trailing = frac(c.maxTrailingDrawdownPct);
+  const initial = result.initialBalance;
+  const totalFloor = total === null ? null : initial.times(total);
+  let dayStartEquity = initial;
+  let lastEquity = initial;
+  let currentDay = result.equity.length > 0 ? dayStart(result.equity[0]!.time) : 0;
+  let maxEquity = initial;
+  let dailyFloor = daily === null ? null : initial.times(daily);
+  let trailingFloor = trailing === null ? null : initial.times(trailing);
+  return result.equity.map((s) => {
+    const d = dayStart(s.time);
+    if (d !== currentDay) {
+      currentDay = d;
+      dayStartEquity = lastEquity;
+      dailyFloor = daily === null ? null : dayStartEquity.times(daily);
+    }
+    if (s.equity.gt(maxEquity)) {
+      maxEquity = s.equity;
+      trailingFloor = trailing === null ? null : maxEquity.times(trailing);
+    }
+    lastEquity = s.equity;
+    return { time: s.time, daily: dailyFloor, total: totalFloor, trailing: trailingFloor };
+  });
+}

@@ -1,0 +1,200 @@
+/**
+ * `report.json`: the metrics, the challenge verdict, the days, the trades and the denials of a run.
+ * Money is an exact decimal string (`"10234.560000001"`); percentages and ratios are decimal strings
+ * rounded half-even to 6 places; times are unix ms plus an ISO string where a human reads them.
+ */
+import { Decimal } from 'decimal.js';
+import { computeChallenge } from './challenge.js';
+import { computeMetrics, dailyPnlOf, tradeNet } from './metrics.js';
+import type { BacktestResult } from './types.js';
+
+export const REPORT_FORMAT = 'propbot-backtest-report';
+export const REPORT_VERSION = 1;
+const RATIO_PLACES = 6;
+
+/** Exact money. */
+export function money(value: Decimal): string {
+  return value.toFixed();
+}
+
+/** A percentage or ratio, rounded half-even to 6 places. */
+export function ratio(value: Decimal): string {
+  return value.toDecimalPlaces(RATIO_PLACES, Decimal.ROUND_HALF_EVEN).toFixed();
+}
+
+function ratioOrNull(value: Decimal | null): string | null {
+  return value === null ? null : ratio(value);
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+export interface ReportJson {
+  readonly format: typeof REPORT_FORMAT;
+  readonly version: typeof REPORT_VERSION;
+  readonly name: string;
+  readonly strategy: string | null;
+  readonly period: { readonly start: string; readonly end: string; readonly startMs: number; readonly endMs: number };
+  readonly metrics: {
+    readonly initialBalance: string;
+    readonly finalEquity: string;
+    readonly netPnl: string;
+    readonly returnPct: string;
+    readonly maxDrawdownPct: string;
+    readonly maxDrawdown: string;
+    readonly maxDrawdownPeakAt: number | null;
+    readonly maxDrawdownTroughAt: number | null;
+    readonly sharpe: string | null;
+    readonly sortino: string | null;
+    readonly winRate: string | null;
+    readonly profitFactor: string | null;
+    readonly totalTrades: number;
+    readonly openTrades: number;
+    readonly totalFills: number;
+    readonly fees: string;
+    readonly funding: string;
+    readonly tradingDays: number;
+  };
+  readonly challenge: {
+    readonly phase: string;
+    readonly passed: boolean;
+    readonly failedRule: string | null;
+    readonly failedAt: string | null;
+    readonly targetReachedAt: string | null;
+    readonly daysToTarget: number | null;
+    readonly tradingDays: number;
+    readonly profitableDays: number;
+    readonly bestDay: string | null;
+    readonly bestDayPnl: string | null;
+    readonly bestDayShare: string | null;
+    readonly consistencyMet: boolean | null;
+    readonly rules: {
+      readonly profitTargetPct: string | null;
+      readonly maxDailyDrawdownPct: string | null;
+      readonly maxTotalDrawdownPct: string | null;
+      readonly maxTrailingDrawdownPct: string | null;
+      readonly minProfitableDays: number | null;
+      readonly consistencyLimitPct: string | null;
+      readonly profitableDayPct: string;
+    };
+  } | null;
+  readonly dailyPnl: readonly { readonly day: string; readonly startEquity: string; readonly endEquity: string; readonly pnl: string }[];
+  readonly trades: readonly {
+    readonly positionId: string;
+    readonly market: string;
+    readonly direction: string;
+    readonly openedAt: string;
+    readonly closedAt: string | null;
+    readonly entryPrice: string;
+    readonly exitPrice: string | null;
+    readonly size: string;
+    readonly realizedPnl: string;
+    readonly fees: string;
+    readonly funding: string;
+    readonly netPnl: string;
+    readonly status: string;
+    readonly closeReason: string | null;
+  }[];
+  readonly denials: {
+    readonly total: number;
+    readonly byCode: Readonly<Record<string, number>>;
+    readonly items: readonly { readonly at: string; readonly intentId: string; readonly code: string; readonly reason: string; readonly rule: string }[];
+  };
+  readonly perf: { readonly snapshots: number; readonly candles: number; readonly wallMs: number; readonly snapshotsPerSecond: number | null };
+}
+
+/** The report.json object (pass it to `JSON.stringify`). */
+export function buildReportJson(result: BacktestResult): ReportJson {
+  const m = computeMetrics(result);
+  const ch = computeChallenge(result);
+  const c = result.challenge;
+  const byCode: Record<string, number> = {};
+  for (const d of result.denials) byCode[d.code] = (byCode[d.code] ?? 0) + 1;
+  return {
+    format: REPORT_FORMAT,
+    version: REPORT_VERSION,
+    name: result.name,
+    strategy: result.strategy ?? null,
+    period: { start: iso(result.startTime)!, end: iso(result.endTime)!, startMs: result.startTime, endMs: result.endTime },
+    metrics: {
+      initialBalance: money(m.initialBalance),
+      finalEquity: money(m.finalEquity),
+      netPnl: money(m.netPnl),
+      returnPct: ratio(m.returnPct),
+      maxDrawdownPct: ratio(m.maxDrawdownPct),
+      maxDrawdown: money(m.maxDrawdown.amount),
+      maxDrawdownPeakAt: m.maxDrawdown.peakAt,
+      maxDrawdownTroughAt: m.maxDrawdown.troughAt,
+      sharpe: ratioOrNull(m.sharpe),
+      sortino: ratioOrNull(m.sortino),
+      winRate: ratioOrNull(m.winRate),
+      profitFactor: ratioOrNull(m.profitFactor),
+      totalTrades: m.totalTrades,
+      openTrades: m.openTrades,
+      totalFills: m.totalFills,
+      fees: money(m.fees),
+      funding: money(m.funding),
+      tradingDays: m.tradingDays,
+    },
+    challenge:
+      ch && c
+        ? {
+            phase: ch.phase,
+            passed: ch.passed,
+            failedRule: ch.failedRule,
+            failedAt: iso(ch.failedAt),
+            targetReachedAt: iso(ch.targetReachedAt),
+            daysToTarget: ch.daysToTarget,
+            tradingDays: ch.tradingDays,
+            profitableDays: ch.profitableDays,
+            bestDay: ch.bestDay,
+            bestDayPnl: ch.bestDayPnl === null ? null : money(ch.bestDayPnl),
+            bestDayShare: ratioOrNull(ch.bestDayShare),
+            consistencyMet: ch.consistencyMet,
+            rules: {
+              profitTargetPct: ratioOrNull(c.profitTargetPct),
+              maxDailyDrawdownPct: ratioOrNull(c.maxDailyDrawdownPct),
+              maxTotalDrawdownPct: ratioOrNull(c.maxTotalDrawdownPct),
+              maxTrailingDrawdownPct: ratioOrNull(c.maxTrailingDrawdownPct),
+              minProfitableDays: c.minProfitableDays,
+              consistencyLimitPct: ratioOrNull(c.consistencyLimitPct),
+              profitableDayPct: ratio(c.profitableDayPct),
+            },
+          }
+        : null,
+    dailyPnl: dailyPnlOf(result).map((d) => ({
+      day: d.day,
+      startEquity: money(d.startEquity),
+      endEquity: money(d.endEquity),
+      pnl: money(d.pnl),
+    })),
+    trades: result.trades.map((t) => ({
+      positionId: t.positionId,
+      market: t.market,
+      direction: t.direction,
+      openedAt: iso(t.openedAt)!,
+      closedAt: iso(t.closedAt),
+      entryPrice: money(t.entryPrice),
+      exitPrice: t.exitPrice === null ? null : money(t.exitPrice),
+      size: money(t.size),
+      realizedPnl: money(t.realizedPnl),
+      fees: money(t.fees),
+      funding: money(t.funding),
+      netPnl: money(tradeNet(t)),
+      status: t.status,
+      closeReason: t.closeReason ?? null,
+    })),
+    denials: {
+      total: result.denials.length,
+      byCode,
+      items: result.denials.map((d) => ({ at: iso(d.at)!, intentId: d.intentId, code: d.code, reason: d.reason, rule: d.rule })),
+    },
+    perf: {
+      snapshots: result.perf.snapshots,
+      candles: result.perf.candles,
+      wallMs: result.perf.wallMs,
+      snapshotsPerSecond: result.perf.wallMs > 0 ? Math.round((result.perf.snapshots * 1000) / result.perf.wallMs) : null,
+    },
+  };
+}

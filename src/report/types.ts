@@ -1,0 +1,152 @@
+/**
+ * What a backtest hands to the report builders. The backtester fills a `BacktestResult`; the report
+ * code only reads it. Money and prices are Decimals; times are unix ms.
+ */
+import type { Decimal } from 'decimal.js';
+import type { Direction, Phase } from '../api/types.js';
+
+/** One equity sample (the engine samples once a minute). */
+export interface EquitySample {
+  readonly time: number;
+  readonly equity: Decimal;
+}
+
+/** One executed order. */
+export interface FillRecord {
+  readonly time: number;
+  /** Market asset (e.g. `BTC`), as the price series name it. */
+  readonly market: string;
+  readonly direction: Direction;
+  /** Order type (`market`, `stop`, `take`, `liquidation`, …). */
+  readonly type: string;
+  /** What the fill did to the position: `open`, `increase`, `decrease`, `close`, `liquidation`. */
+  readonly action?: string;
+  readonly price: Decimal;
+  /** Base size. */
+  readonly size: Decimal;
+  readonly fee: Decimal;
+  /** Realised pnl of a reducing fill (before fees); null for an increase. */
+  readonly realizedPnl: Decimal | null;
+  /** The strategy intent that led to it; null for fills the platform raised (liquidation, force close). */
+  readonly intentId: string | null;
+  readonly orderId?: string;
+  readonly positionId?: string;
+}
+
+/** One position from open to close (or still open at the end of the run). */
+export interface TradeRecord {
+  readonly positionId: string;
+  readonly market: string;
+  readonly direction: Direction;
+  readonly openedAt: number;
+  /** null while still open at the end of the run. */
+  readonly closedAt: number | null;
+  readonly entryPrice: Decimal;
+  readonly exitPrice: Decimal | null;
+  /** Largest base size the position had. */
+  readonly size: Decimal;
+  /** Realised pnl before fees and funding. */
+  readonly realizedPnl: Decimal;
+  readonly fees: Decimal;
+  /** Funding received (positive) or paid (negative). */
+  readonly funding: Decimal;
+  /** `closed`, `liquidated`, `force_closed`, `open`… */
+  readonly status: string;
+  readonly closeReason?: string | null;
+}
+
+/** One funding settlement. */
+export interface FundingRecord {
+  readonly time: number;
+  readonly market: string;
+  /** Received (positive) or paid (negative). */
+  readonly amount: Decimal;
+}
+
+/** An intent the risk guard refused. */
+export interface DenialRecord {
+  readonly at: number;
+  readonly intentId: string;
+  readonly code: string;
+  readonly reason: string;
+  readonly rule: string;
+}
+
+export interface PerfInfo {
+  /** Market snapshots replayed. */
+  readonly snapshots: number;
+  /** Candles emitted to strategies. */
+  readonly candles: number;
+  /** Wall-clock duration of the run, ms. */
+  readonly wallMs: number;
+}
+
+/** The account's challenge rules for the run (percent values: 5 = 5%), and the engine's verdict. */
+export interface ChallengeInfo {
+  readonly phase: Phase;
+  readonly profitTargetPct: Decimal | null;
+  readonly maxDailyDrawdownPct: Decimal | null;
+  readonly maxTotalDrawdownPct: Decimal | null;
+  readonly maxTrailingDrawdownPct: Decimal | null;
+  readonly minProfitableDays: number | null;
+  /** Consistency limit: the best day may make at most this percent of the profit (funded). */
+  readonly consistencyLimitPct: Decimal | null;
+  /** A profitable day gains at least this percent of the initial balance (engine default 0.5). */
+  readonly profitableDayPct: Decimal;
+  /** The engine's failure, if the account failed: the rule (`max_daily_drawdown`, …) and when. */
+  readonly failure: { readonly rule: string; readonly at: number } | null;
+}
+
+/** Pnl of one UTC day. */
+export interface DailyPnl {
+  /** `YYYY-MM-DD` (UTC). */
+  readonly day: string;
+  readonly startEquity: Decimal;
+  readonly endEquity: Decimal;
+  readonly pnl: Decimal;
+}
+
+/** The challenge floors in force at `time` (equity below a floor fails the account). */
+export interface FloorPoint {
+  readonly time: number;
+  readonly daily: Decimal | null;
+  readonly total: Decimal | null;
+  readonly trailing: Decimal | null;
+}
+
+/** Price candles of one market, for the chart (as replayed). */
+export interface PriceCandle {
+  readonly time: number;
+  readonly open: Decimal;
+  readonly high: Decimal;
+  readonly low: Decimal;
+  readonly close: Decimal;
+}
+
+export interface PriceSeries {
+  readonly market: string;
+  readonly candles: readonly PriceCandle[];
+}
+
+export interface BacktestResult {
+  /** Run name (scenario), shown as the title. */
+  readonly name: string;
+  readonly strategy?: string;
+  /** First and last replayed time, unix ms. */
+  readonly startTime: number;
+  readonly endTime: number;
+  readonly initialBalance: Decimal;
+  readonly equity: readonly EquitySample[];
+  readonly fills: readonly FillRecord[];
+  readonly trades: readonly TradeRecord[];
+  readonly denials: readonly DenialRecord[];
+  readonly funding?: readonly FundingRecord[];
+  readonly perf: PerfInfo;
+  readonly challenge?: ChallengeInfo;
+  /** Daily pnl; computed from `equity` when absent. */
+  readonly dailyPnl?: readonly DailyPnl[];
+  /** Floors over time; computed from `equity` and `challenge` when absent. */
+  readonly floors?: readonly FloorPoint[];
+  /** Candles for the price charts; none → no price chart. */
+  readonly prices?: readonly PriceSeries[];
+}

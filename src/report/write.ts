@@ -1,0 +1,19 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { buildReportJson } from './report-json.js';
+import { renderReportHtml, type HtmlReportOptions } from './html.js';
+import type { BacktestResult } from './types.js';
+
+/** Write `report.json` and `report.html` into `dir` (created if missing); returns both paths. */
+export async function writeReport(
+  result: BacktestResult,
+  dir: string,
+  options: HtmlReportOptions = {},
+): Promise<{ json: string; html: string }> {
+  await mkdir(dir, { recursive: true });
+  const json = path.join(dir, 'report.json');
+  const html = path.join(dir, 'report.html');
+  await writeFile(json, JSON.stringify(buildReportJson(result), null, 2) + '\n');
+  await writeFile(html, renderReportHtml(result, options));
+  return { json, html };
+}

@@ -1,0 +1,194 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Dec } from '../../src/core/decimal.js';
+import { renderReportHtml, writeReport, type BacktestResult } from '../../src/report/index.js';
+import { btcResult } from './fixture.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const dir = mkdtempSync(path.join(tmpdir(), 'propbot-report-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let small: BacktestResult;
+beforeAll(async () => {
+  small = await btcResult(600);
+});
+
+function pageData(html: string): {
+  markets: { market: string; candles: number[][]; markers: { time: number; position: string; text: string }[] }[];
+  equity: number[][];
+  drawdown: number[][];
+  floors: Record<string, number[][]>;
+  daily: unknown[];
+  consistencyLimit: number | null;
+} {
+  const m = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html);
+  expect(m).not.toBeNull();
+  return JSON.parse(m![1]!);
+}
+
+describe('renderReportHtml', () => {
+  it('is one self-contained page: the chart library inline, no external script, style or image', () => {
+    const html = renderReportHtml(small);
+    expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(html).toContain('TradingView Lightweight Charts');
+    expect(html).not.toMatch(/<script[^>]+src=/i);
+    expect(html).not.toMatch(/<link[^>]+href=/i);
+    expect(html).not.toMatch(/<img[^>]+src=/i);
+    // exactly the four script elements of the page: error hook, data, library, page script
+    expect(html.match(/<script[\s>]/g)).toHaveLength(4);
+    expect(html.match(/<\/script>/g)).toHaveLength(4);
+  });
+
+  it('escapes every text of the run', () => {
+    const hostile: BacktestResult = {
+      ...small,
+      name: '<img src=x onerror=alert(1)>',
+      prices: [{ market: '</script><script>alert(2)</script>', candles: small.prices![0]!.candles }],
+      denials: [{ at: small.startTime, intentId: '"><b>', code: 'c&d', reason: '<script>alert(3)</script>', rule: "o'r" }],
+    };
+    const html = renderReportHtml(hostile);
+    expect(html).not.toContain('<img src=x');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).not.toContain('<script>alert');
+    expect(html).toContain('&lt;script&gt;alert(3)&lt;/script&gt;');
+    expect(html).toContain('c&amp;d');
+    expect(html).toContain('&quot;&gt;&lt;b&gt;');
+    // the market name survives inside the JSON block, escaped for a script element
+    expect(pageData(html).markets[0]!.market).toBe('</script><script>alert(2)</script>');
+  });
+
+  it('carries candles, fill markers, equity, drawdown, floors and days for the charts', () => {
+    const data = pageData(renderReportHtml(small));
+    expect(data.markets[0]!.candles).toHaveLength(600);
+    // 600 minutes: long opened at minute 30 (a buy), closed at 300 (a sell), short opened at 390 (a sell)
+    expect(data.markets[0]!.markers.map((m) => [m.time * 1000, m.position, m.text])).toEqual([
+      [small.fills[0]!.time, 'belowBar', 'L open'],
+      [small.fills[1]!.time, 'aboveBar', 'L close'],
+      [small.fills[2]!.time, 'aboveBar', 'S open'],
+    ]);
+    expect(data.equity).toHaveLength(600);
+    expect(data.drawdown.every((p) => p[1]! <= 0)).toBe(true);
+    expect(data.floors['total']![0]![1]).toBe(9000);
+    expect(data.floors['trailing']).toEqual([]);
+    expect(data.daily.length).toBeGreaterThan(0);
+  });
+
+  it('thins long series for the page but keeps the extremes', async () => {
+    const month = await btcResult(6_000);
+    const data = pageData(renderReportHtml(month, { maxCandles: 300, maxPoints: 500 }));
+    expect(data.markets[0]!.candles.length).toBeLessThanOrEqual(300);
+    expect(data.equity.length).toBeLessThanOrEqual(500);
+    // the lowest equity and the highest price of the month are still drawn
+    const lowest = Math.min(...month.equity.map((s) => s.equity.toNumber()));
+    expect(Math.min(...data.equity.map((p) => p[1]!))).toBe(lowest);
+    const highest = Math.max(...month.prices![0]!.candles.map((c) => c.high.toNumber()));
+    expect(Math.max(...data.markets[0]!.candles.map((c) => c[2]!))).toBe(highest);
+    // times stay strictly ascending (the chart library demands it)
+    expect(data.equity.every((p, i) => i === 0 || p[0]! > data.equity[i - 1]![0]!)).toBe(true);
+  });
+
+  it('draws the consistency limit at the limit share of the net pnl', () => {
+    const equity = [...small.equity, { time: small.endTime + 86_400_000, equity: small.initialBalance.plus(200) }];
+    const data = pageData(renderReportHtml({ ...small, equity }));
+    expect(data.consistencyLimit).toBe(60); // 30% of +200
+  });
+
+  it('draws the floors the backtester recorded when it gives them', () => {
+    const at = small.equity[100]!.time;
+    const floors = [
+      { time: small.startTime, daily: new Dec(9500), total: new Dec(9000), trailing: null },
+      { time: at, daily: new Dec(9600), total: new Dec(9000), trailing: null },
+    ];
+    const data = pageData(renderReportHtml({ ...small, floors }));
+    const daily = data.floors['daily']!;
+    expect(daily[0]![1]).toBe(9500);
+    expect(daily.find((p) => p[0]! * 1000 === at)![1]).toBe(9600);
+    expect(daily.at(-1)![1]).toBe(9600);
+  });
+
+  it('renders a run without prices, equity or trades', () => {
+    const empty: BacktestResult = { ...small, equity: [], fills: [], trades: [], denials: [], prices: [], challenge: undefined };
+    const html = renderReportHtml(empty);
+    expect(html).toContain('No equity samples.');
+    expect(pageData(html).markets).toEqual([]);
+  });
+
+  it('refuses silly options', () => {
+    expect(() => renderReportHtml(small, { maxPoints: 1 })).toThrow('options.maxPoints must be an integer ≥ 2');
+  });
+});
+
+function runChromium(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CHROMIUM, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const chromiumArgs = (profile: string) => [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  `--user-data-dir=${profile}`,
+  '--virtual-time-budget=5000',
+];
+
+describe.skipIf(!existsSync(CHROMIUM))(`the report in headless Chromium (${CHROMIUM}; skipped when not installed)`, () => {
+  it('renders every chart with canvases and no script error', async () => {
+    const result = await btcResult(600);
+    const out = await writeReport(result, path.join(dir, 'run'));
+    const json = JSON.parse(readFileSync(out.json, 'utf8'));
+    expect(json.metrics.totalFills).toBe(3);
+    const profile = mkdtempSync(path.join(tmpdir(), 'propbot-chromium-'));
+    try {
+      const { code, stdout } = await runChromium([...chromiumArgs(profile), '--dump-dom', pathToFileURL(out.html).href]);
+      expect(code).toBe(0);
+      const body = /<body[^>]*>/.exec(stdout)?.[0] ?? '';
+      expect(body).not.toContain('data-error');
+      expect(stdout).not.toMatch(/<html[^>]*data-error/);
+      expect(body).toContain('data-rendered="ok"');
+      // one price chart, the equity chart, the daily chart
+      expect(body).toContain('data-charts="3"');
+      expect((stdout.match(/<canvas/g) ?? []).length).toBeGreaterThanOrEqual(3);
+    } finally {
+      rmSync(profile, { recursive: true, force: true });
+    }
+  });
+
+  it('records a script error into the page (so the check above can see one)', async () => {
+    // a page whose chart data is broken: the hook must report it
+    const html = renderReportHtml(await btcResult(120)).replace(
+      /(<script type="application\/json" id="report-data">)[\s\S]*?(<\/script>)/,
+      '$1{"markets":[{"market":"X","candles":[[1,"a"]],"markers":[]}]}$2',
+    );
+    const file = path.join(dir, 'broken.html');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(file, html);
+    const profile = mkdtempSync(path.join(tmpdir(), 'propbot-chromium-'));
+    try {
+      const { stdout } = await runChromium([...chromiumArgs(profile), '--dump-dom', pathToFileURL(file).href]);
+      expect(/<body[^>]*>/.exec(stdout)?.[0]).toContain('data-error');
+      expect(stdout).not.toContain('data-rendered="ok"');
+    } finally {
+      rmSync(profile, { recursive: true, force: true });
+    }
+  });
+});
+
