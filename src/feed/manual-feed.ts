@@ -1,0 +1,122 @@
+/**
+ * A `MarketFeed` driven by hand: the replay hook. The backtester and the paper runner push the
+ * engine's snapshots into it after every step (see `SnapshotPump`), so strategies and the risk guard
+ * subscribe to exactly the stream types they get live. Pushing is synchronous: when `pushMarket`
+ * returns, every subscriber (and every candle builder behind it) has seen the snapshot.
+ */
+import { Observable, Subject } from 'rxjs';
+import type {
+  AccountEventsSnapshot,
+  MarketFeed,
+  MarketSnapshot,
+  OrdersSnapshot,
+  PositionsSnapshot,
+  RiskSnapshot,
+} from './types.js';
+
+/** A subject that hands its latest value to each new subscriber, without ReplaySubject's bookkeeping. */
+class LatestChannel<T> {
+  readonly #subject = new Subject<T>();
+  #has = false;
+  #last: T | undefined;
+  readonly stream: Observable<T>;
+
+  constructor() {
+    this.stream = new Observable<T>((subscriber) => {
+      if (this.#has) subscriber.next(this.#last as T);
+      return this.#subject.subscribe(subscriber);
+    });
+  }
+
+  next(value: T): void {
+    this.#last = value;
+    this.#has = true;
+    this.#subject.next(value);
+  }
+
+  latest(): T | undefined {
+    return this.#last;
+  }
+
+  complete(): void {
+    this.#subject.complete();
+  }
+}
+
+export class ManualFeed implements MarketFeed {
+  readonly #markets = new Map<string, LatestChannel<MarketSnapshot>>();
+  readonly #risk = new Map<string, LatestChannel<RiskSnapshot>>();
+  readonly #positions = new Map<string, LatestChannel<PositionsSnapshot>>();
+  readonly #orders = new Map<string, LatestChannel<OrdersSnapshot>>();
+  readonly #events = new LatestChannel<AccountEventsSnapshot>();
+  #completed = false;
+
+  market$(asset: string): Observable<MarketSnapshot> {
+    return this.#channel(this.#markets, asset).stream;
+  }
+  risk$(accountId: string): Observable<RiskSnapshot> {
+    return this.#channel(this.#risk, accountId).stream;
+  }
+  positions$(accountId: string, asset: string): Observable<PositionsSnapshot> {
+    return this.#channel(this.#positions, `${accountId}:${asset}`).stream;
+  }
+  orders$(accountId: string): Observable<OrdersSnapshot> {
+    return this.#channel(this.#orders, accountId).stream;
+  }
+  accountEvents$(): Observable<AccountEventsSnapshot> {
+    return this.#events.stream;
+  }
+
+  pushMarket(snapshot: MarketSnapshot): void {
+    this.#open();
+    this.#channel(this.#markets, snapshot.asset).next(snapshot);
+  }
+  pushRisk(snapshot: RiskSnapshot): void {
+    this.#open();
+    this.#channel(this.#risk, snapshot.accountId).next(snapshot);
+  }
+  pushPositions(snapshot: PositionsSnapshot): void {
+    this.#open();
+    this.#channel(this.#positions, `${snapshot.accountId}:${snapshot.asset}`).next(snapshot);
+  }
+  pushOrders(snapshot: OrdersSnapshot): void {
+    this.#open();
+    this.#channel(this.#orders, snapshot.accountId).next(snapshot);
+  }
+  pushAccountEvents(snapshot: AccountEventsSnapshot): void {
+    this.#open();
+    this.#events.next(snapshot);
+  }
+
+  /** Latest pushed snapshots, for the code driving the replay. */
+  latestMarket(asset: string): MarketSnapshot | undefined {
+    return this.#markets.get(asset)?.latest();
+  }
+  latestRisk(accountId: string): RiskSnapshot | undefined {
+    return this.#risk.get(accountId)?.latest();
+  }
+
+  /** End of the replay: every stream completes, so strategies' intent streams can complete too. */
+  complete(): void {
+    this.#completed = true;
+    for (const map of [this.#markets, this.#risk, this.#positions, this.#orders] as Map<string, LatestChannel<unknown>>[]) {
+      for (const c of map.values()) c.complete();
+    }
+    this.#events.complete();
+  }
+
+  #channel<T>(map: Map<string, LatestChannel<T>>, key: string): LatestChannel<T> {
+    let c = map.get(key);
+    if (!c) {
+      c = new LatestChannel<T>();
+      if (this.#completed) c.complete();
+      map.set(key, c);
+    }
+    return c;
+  }
+
+  #open(): void {
+    if (this.#completed) throw new Error('ManualFeed: push after complete()');
+  }
+}
+

@@ -1,0 +1,100 @@
+/**
+ * Builds the `ctx` a strategy's `setup` receives: its account's feed streams (guarded, see
+ * `guarded.ts`), candles, the clock, a child logger, its state and the intent builders.
+ */
+import type { Logger } from 'pino';
+import { map, type Observable } from 'rxjs';
+import type { Clock } from '../core/clock.js';
+import type { CandleStreams } from '../feed/candles.js';
+import type {
+  CandlePeriod,
+  MarketFeed,
+  MarketSnapshot,
+  OrdersSnapshot,
+  PositionsSnapshot,
+  RiskSnapshot,
+} from '../feed/types.js';
+import type { AccountFeed, StrategyContext } from './define.js';
+import { guard, type GuardScope } from './guarded.js';
+import { IntentBuilders } from './intent-builders.js';
+import { IntentError } from './sizing.js';
+import type { StrategyState } from './state.js';
+import type { Decimal } from 'decimal.js';
+
+/** Latest snapshots, kept by whoever subscribes first to the feed (the runner), read by builders. */
+export interface LatestSnapshots {
+  market(asset: string): MarketSnapshot | undefined;
+  risk(accountId: string): RiskSnapshot | undefined;
+  positions(accountId: string, asset: string): PositionsSnapshot | undefined;
+  orders(accountId: string): OrdersSnapshot | undefined;
+}
+
+export interface ContextInit {
+  name: string;
+  version: string;
+  accountId: string;
+  assets: readonly string[];
+  clock: Clock;
+  log: Logger;
+  state: StrategyState;
+  feed: MarketFeed;
+  candles: CandleStreams;
+  latest: LatestSnapshots;
+  scope: GuardScope;
+  newId: () => string;
+  reserveBuffer?: Decimal;
+}
+
+export function createStrategyContext(init: ContextInit): StrategyContext {
+  const { accountId, assets, feed, scope } = init;
+  const pick = (asset: string | undefined, what: string): string => {
+    if (asset === undefined) {
+      if (assets.length === 1) return assets[0]!;
+      throw new IntentError('asset', `${what}: the strategy trades ${assets.length} assets (${assets.join(', ')}); name one`);
+    }
+    if (!assets.includes(asset)) {
+      throw new IntentError('asset', `${what}: ${JSON.stringify(asset)} is not one of the strategy's assets (${assets.join(', ')})`);
+    }
+    return asset;
+  };
+  const g = <T>(source: Observable<T>): Observable<T> => guard(scope, source);
+
+  const accountFeed: AccountFeed = {
+    market$: (asset) => g(feed.market$(pick(asset, 'market$'))),
+    risk$: () => g(feed.risk$(accountId)),
+    positions$: (asset) => g(feed.positions$(accountId, pick(asset, 'positions$'))),
+    orders$: () => g(feed.orders$(accountId)),
+    accountEvents$: () =>
+      g(feed.accountEvents$().pipe(map((s) => ({ ...s, data: s.data.filter((e) => e.accountId === accountId) })))),
+  };
+
+  const intents = new IntentBuilders({
+    strategy: init.name,
+    accountId,
+    assets,
+    clock: init.clock,
+    newId: init.newId,
+    latestMarket: (asset) => init.latest.market(asset),
+    latestRisk: () => init.latest.risk(accountId),
+    ...(init.reserveBuffer !== undefined ? { reserveBuffer: init.reserveBuffer } : {}),
+  });
+
+  return Object.freeze({
+    name: init.name,
+    version: init.version,
+    accountId,
+    assets,
+    clock: init.clock,
+    log: init.log,
+    state: init.state,
+    feed: accountFeed,
+    candles: (asset: string | undefined, period: CandlePeriod) => g(init.candles.candles$(pick(asset, 'candles'), period)),
+    latest: {
+      market: (asset?: string) => init.latest.market(pick(asset, 'latest.market')),
+      risk: () => init.latest.risk(accountId),
+      positions: (asset?: string) => init.latest.positions(accountId, pick(asset, 'latest.positions')),
+      orders: () => init.latest.orders(accountId),
+    },
+    intents,
+  });
+}

@@ -1,0 +1,133 @@
+/**
+ * Loads a strategy plugin from a file (TypeScript through tsx, or JavaScript) or an installed package,
+ * checks that its default export was made with `defineStrategy`, and validates the parameters against
+ * its schema. Every failure is a `ConfigError` that names the plugin and, for parameters, the key.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ConfigError, describeValue } from '../core/errors.js';
+import { isStrategy, resolveAssets, STRATEGY_API_VERSION, type Strategy } from './define.js';
+import { parseParams } from './params.js';
+
+export interface LoadedStrategy {
+  readonly strategy: Strategy;
+  /** Validated parameters, defaults filled in. */
+  readonly params: Record<string, unknown>;
+  /** Assets it trades with these parameters. */
+  readonly assets: readonly string[];
+  /** Absolute file path or package name it came from. */
+  readonly source: string;
+}
+
+export interface LoadStrategyOptions {
+  /** Raw parameters, e.g. from the config file. */
+  params?: unknown;
+  /** Base of a relative path and of package resolution. Default `process.cwd()`. */
+  cwd?: string;
+  /** Config file the parameters come from, for error messages. */
+  configFile?: string;
+  /** Dotted key of the parameters in that file, for error messages. Default `params`. */
+  configPath?: string;
+}
+
+const SCRIPT_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
+const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts']);
+
+/** Whether `spec` names a file rather than a package. */
+export function looksLikePath(spec: string): boolean {
+  return (
+    spec.startsWith('.') ||
+    path.isAbsolute(spec) ||
+    SCRIPT_EXTENSIONS.includes(path.extname(spec)) ||
+    spec.startsWith('file:')
+  );
+}
+
+export async function loadStrategy(spec: string, options: LoadStrategyOptions = {}): Promise<LoadedStrategy> {
+  if (typeof spec !== 'string' || spec.trim().length === 0) {
+    throw new ConfigError('strategy', `expected a file path or package name, got ${describeValue(spec)}`);
+  }
+  const cwd = options.cwd ?? process.cwd();
+  const where = options.configFile !== undefined ? { file: options.configFile } : {};
+  let source: string;
+  let module: unknown;
+  if (looksLikePath(spec)) {
+    const file = spec.startsWith('file:') ? new URL(spec).pathname : path.resolve(cwd, spec);
+    if (!existsSync(file) || !statSync(file).isFile()) {
+      throw new ConfigError('strategy', `strategy file not found: ${file}`, where);
+    }
+    const ext = path.extname(file);
+    if (!SCRIPT_EXTENSIONS.includes(ext)) {
+      throw new ConfigError('strategy', `${file}: expected a .ts, .mts, .js or .mjs file, got "${ext || '(no extension)'}"`, where);
+    }
+    source = file;
+    module = await importPlugin(file, TS_EXTENSIONS.has(ext), where);
+  } else {
+    source = spec;
+    module = await importPackage(spec, cwd, where);
+  }
+
+  const strategy = defaultExport(module);
+  if (!isStrategy(strategy)) {
+    throw new ConfigError(
+      'strategy',
+      `${source}: the default export is not a strategy made with defineStrategy() (got ${describeValue(strategy)}); ` +
+        `write \`export default defineStrategy({ ... })\``,
+      where,
+    );
+  }
+  if (strategy.apiVersion !== STRATEGY_API_VERSION) {
+    throw new ConfigError(
+      'strategy',
+      `${source}: written for strategy API ${strategy.apiVersion}, this propbot runs API ${STRATEGY_API_VERSION}`,
+      where,
+    );
+  }
+  const params = parseParams(strategy.name, strategy.params, options.params, {
+    ...where,
+    path: options.configPath ?? 'params',
+  }) as Record<string, unknown>;
+  const assets = resolveAssets(strategy, params);
+  return { strategy, params, assets, source };
+}
+
+async function importPlugin(file: string, typescript: boolean, where: { file?: string }): Promise<unknown> {
+  const url = pathToFileURL(file).href;
+  try {
+    if (typescript) {
+      const { tsImport } = await import('tsx/esm/api');
+      return await tsImport(url, { parentURL: import.meta.url });
+    }
+    return await import(url);
+  } catch (error) {
+    throw new ConfigError('strategy', `${file}: failed to load: ${(error as Error)?.message ?? String(error)}`, where);
+  }
+}
+
+async function importPackage(name: string, cwd: string, where: { file?: string }): Promise<unknown> {
+  let target = name;
+  try {
+    // Resolve from the user's directory, where the plugin package is installed, not from propbot's.
+    target = pathToFileURL(createRequire(path.join(cwd, 'package.json')).resolve(name)).href;
+  } catch {
+    // ESM-only packages have no require entry; let the ESM resolver try from here.
+  }
+  try {
+    return await import(target);
+  } catch (error) {
+    const code = (error as { code?: string })?.code;
+    const why = code === 'ERR_MODULE_NOT_FOUND' ? 'package not found (is it installed?)' : (error as Error)?.message ?? String(error);
+    throw new ConfigError('strategy', `${name}: failed to load: ${why}`, where);
+  }
+}
+
+function defaultExport(module: unknown): unknown {
+  let value = (module as { default?: unknown } | null)?.default;
+  // A CommonJS plugin compiled from `export default` arrives as { default: { default: strategy } }.
+  if (value && !isStrategy(value) && isStrategy((value as { default?: unknown }).default)) {
+    value = (value as { default?: unknown }).default;
+  }
+  return value;
+}
