@@ -36,7 +36,8 @@ export interface ReportJson {
   readonly name: string;
   readonly strategy: string | null;
   readonly period: { readonly start: string; readonly end: string; readonly startMs: number; readonly endMs: number };
-  readonly metrics: {
+  /** The run's figures (the issue's `summary`). */
+  readonly summary: {
     readonly initialBalance: string;
     readonly finalEquity: string;
     readonly netPnl: string;
@@ -79,6 +80,23 @@ export interface ReportJson {
       readonly profitableDayPct: string;
     };
   } | null;
+  /** Every executed order, oldest first. */
+  readonly fills: readonly {
+    readonly time: string;
+    readonly market: string;
+    readonly direction: string;
+    readonly type: string;
+    readonly action: string | null;
+    readonly price: string;
+    readonly size: string;
+    readonly fee: string;
+    readonly realizedPnl: string | null;
+    readonly intentId: string | null;
+    readonly orderId: string | null;
+    readonly positionId: string | null;
+  }[];
+  /** Equity once a minute (unix ms and decimal string), oldest first. */
+  readonly equity: readonly { readonly time: number; readonly equity: string }[];
   readonly dailyPnl: readonly { readonly day: string; readonly startEquity: string; readonly endEquity: string; readonly pnl: string }[];
   readonly trades: readonly {
     readonly positionId: string;
@@ -117,7 +135,7 @@ export function buildReportJson(result: BacktestResult): ReportJson {
     name: result.name,
     strategy: result.strategy ?? null,
     period: { start: iso(result.startTime)!, end: iso(result.endTime)!, startMs: result.startTime, endMs: result.endTime },
-    metrics: {
+    summary: {
       initialBalance: money(m.initialBalance),
       finalEquity: money(m.finalEquity),
       netPnl: money(m.netPnl),
@@ -163,6 +181,21 @@ export function buildReportJson(result: BacktestResult): ReportJson {
             },
           }
         : null,
+    fills: result.fills.map((f) => ({
+      time: iso(f.time)!,
+      market: f.market,
+      direction: f.direction,
+      type: f.type,
+      action: f.action ?? null,
+      price: money(f.price),
+      size: money(f.size),
+      fee: money(f.fee),
+      realizedPnl: f.realizedPnl === null ? null : money(f.realizedPnl),
+      intentId: f.intentId,
+      orderId: f.orderId ?? null,
+      positionId: f.positionId ?? null,
+    })),
+    equity: result.equity.map((e) => ({ time: e.time, equity: money(e.equity) })),
     dailyPnl: dailyPnlOf(result).map((d) => ({
       day: d.day,
       startEquity: money(d.startEquity),

@@ -155,7 +155,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`the report in headless Chromium (${CHROM
     const result = await btcResult(600);
     const out = await writeReport(result, path.join(dir, 'run'));
     const json = JSON.parse(readFileSync(out.json, 'utf8'));
-    expect(json.metrics.totalFills).toBe(3);
+    expect(json.summary.totalFills).toBe(3);
     const profile = mkdtempSync(path.join(tmpdir(), 'propbot-chromium-'));
     try {
       const { code, stdout } = await runChromium([...chromiumArgs(profile), '--dump-dom', pathToFileURL(out.html).href]);

@@ -177,7 +177,7 @@ describe('report.json', () => {
     });
     const json = JSON.parse(JSON.stringify(buildReportJson(r)));
     expect(json).toMatchObject({ format: 'propbot-backtest-report', version: 1, name: 't', strategy: null });
-    expect(json.metrics).toMatchObject({
+    expect(json.summary).toMatchObject({
       initialBalance: '3',
       finalEquity: '4',
       netPnl: '1',
@@ -195,8 +195,12 @@ describe('report.json', () => {
     expect(json.denials).toMatchObject({ total: 2, byCode: { market_paused: 2 } });
     expect(json.challenge).toMatchObject({ phase: 'active_evaluation', passed: false, rules: { profitTargetPct: '5', profitableDayPct: '0.5' } });
     expect(json.perf).toEqual({ snapshots: 1000, candles: 10, wallMs: 500, snapshotsPerSecond: 2000 });
+    expect(json.fills).toHaveLength(r.fills.length);
+    expect(json.fills[0]).toMatchObject({ market: r.fills[0]!.market, price: r.fills[0]!.price.toFixed(), size: r.fills[0]!.size.toFixed() });
+    expect(json.equity).toHaveLength(r.equity.length);
+    expect(json.equity.at(-1)).toEqual({ time: r.equity.at(-1)!.time, equity: r.equity.at(-1)!.equity.toFixed() });
     // every money field is a string, never a JSON number
-    for (const key of ['initialBalance', 'finalEquity', 'netPnl', 'fees', 'funding', 'maxDrawdown']) expect(typeof json.metrics[key]).toBe('string');
+    for (const key of ['initialBalance', 'finalEquity', 'netPnl', 'fees', 'funding', 'maxDrawdown']) expect(typeof json.summary[key]).toBe('string');
   });
 
   it('refuses a non-positive initial balance', () => {
