@@ -183,6 +183,7 @@ export class Executor {
   #queuedDroppable = 0;
   #marketIds: Promise<Map<string, string>> | undefined;
   #closed = false;
+  #dropCode: string | null = null;
 
   constructor(options: ExecutorOptions) {
     this.#exchange = options.exchange;
@@ -334,6 +335,14 @@ export class Executor {
   }
 
   /** Resolves when both queues are empty and idle. */
+  /**
+   * Shutdown: every droppable entry not sent yet ends `dropped` with `code` when its turn comes,
+   * instead of being sent. Protective intents, and intents with a request already out, go on.
+   */
+  dropQueued(code = 'shutdown'): void {
+    this.#dropCode = code;
+  }
+
   async idle(): Promise<void> {
     await Promise.all([this.#queues.read.onIdle(), this.#queues.write.onIdle()]);
   }
@@ -731,6 +740,9 @@ export class Executor {
       return await this.#queues[bucket].add(
         async () => {
           for (;;) {
+            if (droppable && this.#dropCode !== null) {
+              throw new IntentEnd('dropped', this.#dropCode, 'dropped before it was sent: the executor is shutting down');
+            }
             if (tooLate(this.#clock.now())) break;
             const wait = gate.tryTake();
             if (wait === 0) {

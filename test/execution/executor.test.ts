@@ -311,6 +311,24 @@ describe('Executor: queues', () => {
     expect(exchange.callsOf('createOrder')).toHaveLength(states.filter((s) => s.status === 'done').length);
   });
 
+  it('dropQueued ends unsent entries at shutdown but still sends protective ones', async () => {
+    const { exchange, executor } = setup({ limits: { write: [{ limit: 1, windowMs: 1_000 }] }, concurrency: { write: 1 } });
+    exchange.addPosition({ direction: 'long', size: new Dec(1) });
+    const opens = Array.from({ length: 4 }, () => openIntent({ entry: { type: 'limit', price: new Dec(95) } }));
+    const protect = protectIntent({ stopLoss: new Dec(80) });
+    const runs = [...opens, protect].map((i) => executor.submit(i));
+    while (executor.stats().write.queued + executor.stats().write.running < 2) await new Promise((r) => setImmediate(r));
+    executor.dropQueued('shutdown');
+    const states = await Promise.all(runs);
+    const byId = new Map(states.map((s) => [s.intent.id, s]));
+    expect(byId.get(protect.id)?.status).toBe('done');
+    const dropped = opens.filter((o) => byId.get(o.id)?.status === 'dropped');
+    expect(dropped.length).toBeGreaterThan(0);
+    expect(dropped.every((o) => byId.get(o.id)?.code === 'shutdown')).toBe(true);
+    const sent = exchange.callsOf('createOrder').filter((c) => body(c).type === 'limit').length;
+    expect(sent).toBe(opens.length - dropped.length);
+  });
+
   it('refuses to make a protective kind droppable', () => {
     expect(() => setup({ droppableKinds: ['open', 'protect'] })).toThrow(/droppableKinds\[1\]/);
   });
