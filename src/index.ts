@@ -111,3 +111,5 @@ export type {
   ChallengeOutcome,
   HtmlReportOptions,
 } from './report/index.js';
+
+export * from './risk/index.js';

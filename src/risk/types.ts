@@ -23,6 +23,11 @@ export interface Denial {
   readonly reason: string;
   /** The rule that denied it. */
   readonly rule: string;
+  /**
+   * Set when the denial is a hold rather than a refusal: the same intent would pass from this time on
+   * (unix ms), e.g. `held_profit_window`, a cooldown or a scheduled pause. Nothing re-submits it by itself.
+   */
+  readonly retryAt?: number;
 }
 
 export type Decision = Approval | Denial;
@@ -33,4 +38,11 @@ export interface GuardStateChange {
   readonly to: GuardState;
   readonly reason: string;
   readonly at: number;
+}
+
+/** What one rule says against an intent; the guard turns it into a Denial. */
+export interface RuleVerdict {
+  readonly code: string;
+  readonly reason: string;
+  readonly retryAt?: number;
 }

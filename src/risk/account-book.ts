@@ -1,0 +1,349 @@
+/**
+ * The guard's per-account view. Observing a snapshot only stores it and marks the book dirty (cheap);
+ * the figures the rules read are derived on demand, once per change, in fp9 integers.
+ */
+import type { Account, Market, Order, Position, RiskStatus } from '../api/types.js';
+import { INCREASE_ORDER_TYPES, LOCKED_STATUSES } from '../api/types.js';
+import type { Decimal } from 'decimal.js';
+import type { AccountRiskConfig, DrawdownLimits, RiskGuardConfig } from './config.js';
+import type {
+  AccountFigures,
+  ConsistencyFigures,
+  Floor,
+  FloorName,
+  PositionView,
+} from './context.js';
+import {
+  entryFigures,
+  positionRaw,
+  rawPositionWorstLoss,
+  stopsByPosition,
+  type EntrySpec,
+  type ExposureParams,
+  type PositionRaw,
+  type StopRaw,
+} from './exposure.js';
+import { maxRaw, mulDown, mulUp, toRaw, UNIT } from './fixed.js';
+import { marketFigures, type MarketFigures } from './market-figures.js';
+import type { GuardState } from './types.js';
+
+const INCREASE_TYPES: ReadonlySet<string> = new Set(INCREASE_ORDER_TYPES);
+
+/** An active increase order, read once per orders snapshot; `price` 0 means the market price. */
+interface EntryRaw extends EntrySpec {
+  readonly marketId: string;
+}
+
+interface BaseFigures {
+  readonly hasRisk: boolean;
+  readonly balance: bigint;
+  /** Equity as the risk status gave it, before marking to later prices. */
+  readonly riskEquity: bigint;
+  readonly dayStartEquity: bigint;
+  readonly initialBalance: bigint;
+  readonly floors: readonly Floor[];
+  readonly consistency: ConsistencyFigures;
+}
+
+/** Latest market snapshots of every asset, shared by all accounts. */
+export class MarketBook {
+  readonly #byAsset = new Map<string, MarketFigures>();
+  readonly #assetById = new Map<string, string>();
+  readonly #spreadMultiplier: bigint;
+  /** Bumped on every update, so account figures know when prices moved. */
+  version = 0;
+
+  constructor(spreadMultiplier: bigint) {
+    this.#spreadMultiplier = spreadMultiplier;
+  }
+
+  update(market: Market, asset: string, takenAt: number, stale: boolean): MarketFigures {
+    const figures = marketFigures(market, asset, takenAt, stale, this.#spreadMultiplier);
+    this.#byAsset.set(asset, figures);
+    this.#assetById.set(market.id, asset);
+    this.version += 1;
+    return figures;
+  }
+
+  get(asset: string): MarketFigures | undefined {
+    return this.#byAsset.get(asset);
+  }
+
+  assetOf(marketId: string): string | undefined {
+    return this.#assetById.get(marketId);
+  }
+}
+
+/** Fraction of a percent field of the Account record (5 = 5%). */
+function percentToRaw(value: Decimal | null): bigint | undefined {
+  return value === null ? undefined : toRaw(value.div(100), 'floor');
+}
+
+export class AccountBook {
+  // Implements AccountTrackers together with the guard's pending-open bookkeeping (see guard.ts).
+  readonly accountId: string;
+  risk: RiskStatus | undefined;
+  riskStale = false;
+  /** Index price per asset when the risk snapshot arrived, to mark its equity to later prices. */
+  riskPrices = new Map<string, bigint>();
+  account: Account | undefined;
+  /** Open positions per asset, and their numbers read once per snapshot. */
+  readonly positions = new Map<string, Position[]>();
+  readonly #positionsRaw = new Map<string, PositionRaw[]>();
+  /** Active orders, and what the figures need from them, read once per snapshot. */
+  orders: readonly Order[] = [];
+  #stops = new Map<string, StopRaw[]>();
+  #entries: EntryRaw[] = [];
+  #reserves = 0n;
+  readonly lastIncreaseByPosition = new Map<string, number>();
+  readonly lastIncreaseByAsset = new Map<string, number>();
+  readonly scalpingUntil = new Map<string, number>();
+
+  tradesDay = -1;
+  tradesToday = 0;
+  lossStreak = 0;
+  cooldownUntil = 0;
+
+  state: GuardState = 'ACTIVE';
+  stateReason = 'started';
+  /** Kill switch or manual halt: HALTED until this time (unix ms); 0 when none. */
+  haltedUntil = 0;
+  haltReason = '';
+  /** Consistency latch: REDUCING until this time; 0 when none. */
+  reducingUntil = 0;
+  reducingReason = '';
+  /** Manual override until `resume`. */
+  manual: { state: GuardState; reason: string } | undefined;
+
+  #dirty = true;
+  #marketVersion = -1;
+  #figures: AccountFigures | undefined;
+  /** What only the risk status, the Account record and the configuration decide. */
+  #base: BaseFigures | undefined;
+
+  constructor(accountId: string) {
+    this.accountId = accountId;
+  }
+
+  /** A positions or orders snapshot changed the book. */
+  touch(): void {
+    this.#dirty = true;
+  }
+
+  /** The risk status or the Account record changed. */
+  touchRisk(): void {
+    this.#dirty = true;
+    this.#base = undefined;
+  }
+
+  setPositions(asset: string, open: Position[]): void {
+    if (open.length > 0) {
+      this.positions.set(asset, open);
+      this.#positionsRaw.set(asset, open.map(positionRaw));
+    } else {
+      this.positions.delete(asset);
+      this.#positionsRaw.delete(asset);
+    }
+    this.#dirty = true;
+  }
+
+  setOrders(active: readonly Order[]): void {
+    this.orders = active;
+    this.#stops = stopsByPosition(active);
+    const entries: EntryRaw[] = [];
+    let reserves = 0n;
+    for (const o of active) {
+      if (!INCREASE_TYPES.has(o.type)) continue;
+      const reserve = toRaw(o.reservedAmount ?? o.amount, 'ceil');
+      reserves += reserve;
+      entries.push({
+        marketId: o.market,
+        direction: o.direction,
+        ...(o.sizeMode === 'base' && o.baseSize !== null
+          ? { size: toRaw(o.baseSize, 'ceil') }
+          : { amount: toRaw(o.amount, 'ceil') }),
+        reserve,
+        leverage: o.leverage === null ? UNIT : toRaw(o.leverage, 'floor'),
+        price: !o.limitPrice.isZero() ? toRaw(o.limitPrice) : !o.triggerPrice.isZero() ? toRaw(o.triggerPrice) : 0n,
+        stop: o.stopTriggerPrice.isZero() ? null : toRaw(o.stopTriggerPrice),
+      });
+    }
+    this.#entries = entries;
+    this.#reserves = reserves;
+    this.#dirty = true;
+  }
+
+  /** Whether any position or pending entry depends on market prices. */
+  #pricesMatter(): boolean {
+    return this.positions.size > 0 || this.orders.length > 0 || this.riskPrices.size > 0;
+  }
+
+  figures(markets: MarketBook, config: RiskGuardConfig, params: ExposureParams): AccountFigures {
+    if (
+      this.#figures === undefined ||
+      this.#dirty ||
+      (this.#marketVersion !== markets.version && this.#pricesMatter())
+    ) {
+      this.#figures = this.#compute(markets, config, params);
+      this.#dirty = false;
+      this.#marketVersion = markets.version;
+    }
+    return this.#figures;
+  }
+
+  #limits(config: RiskGuardConfig, acc: AccountRiskConfig | undefined, phase: string): Record<FloorName, bigint | null> {
+    const preset: DrawdownLimits | undefined =
+      config.drawdown.phases[phase] ?? config.drawdown.phases[config.drawdown.defaultPhase];
+    const rec = this.account;
+    const pick = (
+      override: Decimal | null | undefined,
+      record: bigint | undefined,
+      fallback: Decimal | null | undefined,
+    ): bigint | null => {
+      if (override !== undefined) return override === null ? null : toRaw(override, 'floor');
+      if (record !== undefined) return record;
+      return fallback === null || fallback === undefined ? null : toRaw(fallback, 'floor');
+    };
+    return {
+      daily: pick(acc?.limits?.daily, rec ? percentToRaw(rec.maxDailyDrawdown) : undefined, preset?.daily),
+      total: pick(acc?.limits?.total, rec ? percentToRaw(rec.maxTotalDrawdown) : undefined, preset?.total),
+      trailing: pick(
+        acc?.limits?.trailing,
+        rec ? percentToRaw(rec.maxTrailingTotalDrawdown) : undefined,
+        preset?.trailing,
+      ),
+    };
+  }
+
+  #compute(markets: MarketBook, config: RiskGuardConfig, params: ExposureParams): AccountFigures {
+    const acc = config.accounts[this.accountId];
+    const phase = acc?.phase ?? this.account?.currentPhase ?? config.drawdown.defaultPhase;
+    const type = acc?.type ?? this.account?.type;
+
+    // Positions: worst case from the price now, and the mark to market since the risk snapshot.
+    const views: PositionView[] = [];
+    const occupied = new Set<string>();
+    const openNotional = new Map<string, bigint>();
+    let openWorst = 0n;
+    let margins = 0n;
+    let markDelta = 0n;
+    for (const [asset, list] of this.#positionsRaw) {
+      const m = markets.get(asset);
+      for (const raw of list) {
+        const price = m?.price ?? (raw.size > 0n ? (raw.notional * UNIT) / raw.size : 0n);
+        const position = raw.position;
+        const w = rawPositionWorstLoss(raw, this.#stops.get(position.idx), price, m, params);
+        const lastIncreaseAt = this.lastIncreaseByPosition.get(position.idx) ?? position.openedAt.getTime();
+        views.push({
+          position,
+          asset,
+          direction: raw.direction,
+          lastIncreaseAt,
+          unrealisedPnl: w.unrealisedPnl,
+          worstLoss: w.worstLoss,
+          stop: w.stop,
+        });
+        openWorst += w.worstLoss;
+        margins += raw.margin;
+        const key = `${asset}:${raw.direction}`;
+        occupied.add(key);
+        openNotional.set(key, (openNotional.get(key) ?? 0n) + raw.notional);
+        const then = this.riskPrices.get(asset);
+        if (then !== undefined && m !== undefined) {
+          const move = mulDown(raw.size, m.price - then);
+          markDelta += raw.direction === 'long' ? move : -move;
+        }
+      }
+    }
+    let openCount = views.length;
+
+    // Active increase orders: their reserves leave the free balance; their worst case counts if asked.
+    const reserves = this.#reserves;
+    for (const e of this.#entries) {
+      const asset = markets.assetOf(e.marketId);
+      const key = `${asset ?? e.marketId}:${e.direction}`;
+      if (!occupied.has(key)) {
+        occupied.add(key);
+        openCount += 1;
+      }
+      const m = asset === undefined ? undefined : markets.get(asset);
+      if (config.drawdown.countPendingEntries && m !== undefined) {
+        openWorst += entryFigures({ ...e, price: e.price > 0n ? e.price : m.price }, m, params).worstLoss;
+      }
+    }
+
+    const base = (this.#base ??= this.#computeBase(config, acc, phase));
+    const equity = base.hasRisk ? base.riskEquity + markDelta : 0n;
+
+    return {
+      accountId: this.accountId,
+      hasRisk: base.hasRisk,
+      riskStale: this.riskStale,
+      status: this.account?.status,
+      type,
+      phase,
+      equity,
+      balance: base.balance,
+      dayStartEquity: base.dayStartEquity,
+      initialBalance: base.initialBalance,
+      floors: base.floors,
+      freeBalance: base.balance - margins - reserves,
+      openWorst,
+      openCount,
+      occupied,
+      openNotional,
+      positions: views,
+      consistency: base.consistency,
+    };
+  }
+
+  #computeBase(config: RiskGuardConfig, acc: AccountRiskConfig | undefined, phase: string): BaseFigures {
+    const risk = this.risk;
+    const hasRisk = risk !== undefined;
+    const balance = risk ? toRaw(risk.currentBalance, 'floor') : 0n;
+    const riskEquity = risk ? toRaw(risk.currentEquity, 'floor') : 0n;
+    const dayStartEquity = risk ? toRaw(risk.dayStartEquity, 'floor') : 0n;
+    const initialBalance = acc?.initialBalance
+      ? toRaw(acc.initialBalance, 'floor')
+      : this.account
+        ? toRaw(this.account.initialAccountBalance, 'floor')
+        : risk
+          ? toRaw(risk.payoutBaselineBalance, 'floor')
+          : 0n;
+    // Before the first trade there is no highest equity: the trailing base is what the account holds.
+    const maxEquity = risk?.maxEquity ? toRaw(risk.maxEquity, 'floor') : maxRaw(initialBalance, riskEquity);
+
+    const limits = this.#limits(config, acc, phase);
+    const buffer = toRaw(config.drawdown.buffer, 'ceil');
+    const floors: Floor[] = [];
+    const addFloor = (name: FloorName, base: bigint): void => {
+      const limit = limits[name];
+      if (limit === null) return;
+      const floor = mulUp(base, UNIT - limit);
+      floors.push({ name, limit, base, floor, buffered: floor + mulUp(base, buffer) });
+    };
+    if (hasRisk) {
+      addFloor('daily', dayStartEquity);
+      addFloor('total', initialBalance);
+      addFloor('trailing', maxEquity);
+    }
+    const consistency: ConsistencyFigures = {
+      applies: risk?.consistencyRuleApplies ?? false,
+      periodStartEquity: risk?.periodStartEquity ? toRaw(risk.periodStartEquity, 'floor') : null,
+      maxPeriodDailyEquityDelta: risk?.maxPeriodDailyEquityDelta ? toRaw(risk.maxPeriodDailyEquityDelta) : null,
+      limit: risk ? toRaw(risk.consistencyRuleLimit, 'floor') : 0n,
+    };
+    return { hasRisk, balance, riskEquity, dayStartEquity, initialBalance, floors, consistency };
+  }
+
+  /** The Account record says trading stopped (not a managed-capital lock). */
+  statusStopsTrading(): boolean {
+    const s = this.account?.status;
+    return s !== undefined && s !== 'active' && !LOCKED_STATUSES.includes(s);
+  }
+
+  statusLocked(): boolean {
+    const s = this.account?.status;
+    return s !== undefined && LOCKED_STATUSES.includes(s);
+  }
+}

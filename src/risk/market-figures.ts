@@ -1,0 +1,110 @@
+/**
+ * The numbers the rules read from a market snapshot, converted once to fp9 integers when the snapshot
+ * arrives (the rules then never touch decimal.js on the hot path).
+ */
+import type { Direction, Market } from '../api/types.js';
+import { SCHEDULE_NONE_AHEAD } from '../api/types.js';
+import { divDown, divUp, minRaw, mulUp, toRaw, UNIT } from './fixed.js';
+
+export interface MarketFigures {
+  readonly id: string;
+  readonly asset: string;
+  readonly market: Market;
+  /** When the snapshot was taken (pipeline clock), unix ms. */
+  readonly takenAt: number;
+  readonly stale: boolean;
+  /** Index price, fp9. */
+  readonly price: bigint;
+  /** Fee rate, fp9. */
+  readonly fee: bigint;
+  /** Spread fraction assumed on a fill: min(spreadLimit, vpiSpread × multiplier), 0 on a zero-spread market. */
+  readonly spread: bigint;
+  readonly maxPriceImpact: bigint;
+  readonly coefficientLong: bigint;
+  readonly coefficientShort: bigint;
+  readonly depthLong: bigint;
+  readonly depthShort: bigint;
+  /** floor(1 / minInitMarginRatio); null when the ratio is 0 (no cap from it). */
+  readonly maxLeverageByMargin: bigint | null;
+  /** `maxLeverageByAccount` in fp9 by account type. */
+  readonly maxLeverageByAccount: ReadonlyMap<string, bigint>;
+  /** Smallest of the per-type caps, used when the account type is unknown; null when the map is empty. */
+  readonly maxLeverageAnyType: bigint | null;
+  /** Open-notional caps; 0 = no cap. */
+  readonly capLong: bigint;
+  readonly capShort: bigint;
+  readonly paused: boolean;
+  /** In a break of the schedule (then `nextUnpauseAt` ends it). */
+  readonly inScheduledPause: boolean;
+  readonly closed: boolean;
+  readonly closeOnly: boolean;
+  /** Next scheduled pause, unix ms; null when none is ahead (0 or the sentinel on the wire). */
+  readonly nextPauseAt: number | null;
+  /** End of that pause, unix ms, or null. */
+  readonly nextUnpauseAt: number | null;
+}
+
+/** Build the figures of a market snapshot. `spreadMultiplier` is fp9 (2x = 2_000_000_000n). */
+export function marketFigures(
+  market: Market,
+  asset: string,
+  takenAt: number,
+  stale: boolean,
+  spreadMultiplier: bigint,
+): MarketFigures {
+  const s = market.settings;
+  const st = market.state;
+  const minIm = toRaw(s.minInitMarginRatio, 'ceil');
+  const byType = new Map<string, bigint>();
+  let anyType: bigint | null = null;
+  for (const [type, lev] of Object.entries(s.maxLeverageByAccount)) {
+    const raw = toRaw(lev, 'floor');
+    byType.set(type, raw);
+    anyType = anyType === null ? raw : minRaw(anyType, raw);
+  }
+  const spread = s.isZeroSpread
+    ? 0n
+    : minRaw(toRaw(s.spreadLimit, 'ceil'), mulUp(toRaw(st.vpiSpread, 'ceil'), spreadMultiplier));
+  const sched = market.schedule;
+  const ahead = (ms: number | undefined): number | null =>
+    ms === undefined || ms <= 0 || ms >= SCHEDULE_NONE_AHEAD ? null : ms;
+  return {
+    id: market.id,
+    asset,
+    market,
+    takenAt,
+    stale,
+    price: toRaw(st.indexPrice),
+    fee: toRaw(s.fee, 'ceil'),
+    spread,
+    maxPriceImpact: toRaw(s.maxPriceImpact, 'ceil'),
+    coefficientLong: toRaw(st.vpiCoefficientLong, 'ceil'),
+    coefficientShort: toRaw(st.vpiCoefficientShort, 'ceil'),
+    depthLong: toRaw(st.vpiMarketDepthLong, 'floor'),
+    depthShort: toRaw(st.vpiMarketDepthShort, 'floor'),
+    maxLeverageByMargin: minIm > 0n ? divDown(UNIT, minIm) : null,
+    maxLeverageByAccount: byType,
+    maxLeverageAnyType: anyType,
+    capLong: toRaw(s.maxOpenNotionalLong, 'floor'),
+    capShort: toRaw(s.maxOpenNotionalShort, 'floor'),
+    paused: s.isPaused || sched?.inPause === true,
+    inScheduledPause: sched?.inPause === true,
+    closed: s.isClosed,
+    closeOnly: s.isCloseOnly,
+    nextPauseAt: ahead(sched?.nextPauseAt),
+    nextUnpauseAt: ahead(sched?.nextUnpauseAt),
+  };
+}
+
+/**
+ * Cost fraction of one fill of `notional` on `side` (buys are long, sells short): fee + spread + price
+ * impact, as ENGINE-MODEL prices a fill. Rounded up.
+ */
+export function fillCost(m: MarketFigures, side: Direction, notional: bigint): bigint {
+  const coef = side === 'long' ? m.coefficientLong : m.coefficientShort;
+  const depth = side === 'long' ? m.depthLong : m.depthShort;
+  let impact = m.maxPriceImpact;
+  if (coef === 0n) impact = 0n;
+  else if (depth > 0n) impact = minRaw(impact, divUp(mulUp(coef, notional), depth));
+  return m.fee + m.spread + impact;
+}
