@@ -1,0 +1,163 @@
+/**
+ * The body of `propbot backtest`, loaded only when that command runs.
+ */
+import path from 'node:path';
+import cliProgress from 'cli-progress';
+import { ConfigError } from '../core/errors.js';
+import { buildReportJson, type ReportJson } from '../report/report-json.js';
+import { writeReport } from '../report/write.js';
+import { runBacktest } from '../runtime/backtest.js';
+import {
+  checkRange,
+  guessAsset,
+  loadScenario,
+  marketPresetFor,
+  resolveStrategySpec,
+  type Scenario,
+} from '../runtime/scenario.js';
+import { Dec } from '../core/decimal.js';
+import { parseDataArgs, type BacktestCliOptions } from './commands/backtest.js';
+
+export async function runBacktestCommand(scenarioFile: string | undefined, opts: BacktestCliOptions): Promise<number> {
+  const scenario = buildScenario(scenarioFile, opts);
+  const showProgress = opts.progress !== false && !opts.json && process.stderr.isTTY === true;
+  const bar = showProgress ? progressBar(scenario) : undefined;
+  const outcome = await runBacktest({
+    name: scenario.name,
+    markets: scenario.markets.map((m) => {
+      const preset = marketPresetFor(scenario.preset, m.category);
+      return { ...m, ...(preset !== undefined ? { preset } : {}) };
+    }),
+    strategies: scenario.strategies.map((s, i) => ({ ...s, configPath: scenario.file ? `strategies.${i}` : '--params' })),
+    balance: scenario.balance,
+    accountType: scenario.accountType,
+    seed: scenario.seed,
+    cwd: scenario.baseDir,
+    ...(scenario.phase !== undefined ? { phase: scenario.phase } : {}),
+    ...(scenario.from !== undefined ? { from: scenario.from } : {}),
+    ...(scenario.to !== undefined ? { to: scenario.to } : {}),
+    ...(scenario.risk !== undefined ? { risk: scenario.risk } : {}),
+    ...(scenario.file !== undefined ? { configFile: scenario.file } : {}),
+    ...(bar ? { onProgress: bar.update } : {}),
+  });
+  bar?.stop();
+  const outDir = path.resolve(opts.out ?? scenario.out ?? path.join('out', safeName(scenario.name)));
+  const written = await writeReport(outcome.result, outDir);
+  const json = buildReportJson(outcome.result);
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+  } else {
+    process.stdout.write(summaryTable(json, outcome.session.readers, written));
+  }
+  return 0;
+}
+
+function buildScenario(file: string | undefined, opts: BacktestCliOptions): Scenario {
+  const base: Scenario | undefined = file !== undefined ? loadScenario(file) : undefined;
+  const strategySpec = opts.strategy ?? undefined;
+  if (!base && strategySpec === undefined) throw new ConfigError('--strategy', 'give a strategy (--strategy PATH|NAME) or a scenario file');
+  if (!base && (opts.data === undefined || opts.data.length === 0)) throw new ConfigError('--data', 'give at least one candle file (--data FILE)');
+  const params = { ...(opts.params ?? {}), ...parseParamFlags(opts.param ?? []) };
+  const strategies =
+    strategySpec !== undefined
+      ? [{ use: resolveStrategySpec(strategySpec, process.cwd()), params }]
+      : base!.strategies.map((s, i) => (i === 0 && Object.keys(params).length > 0 ? { ...s, params: { ...s.params, ...params } } : s));
+  let markets = base?.markets ?? [];
+  if (opts.data !== undefined && opts.data.length > 0) {
+    const items = parseDataArgs(opts.data);
+    markets = items.map((item) => {
+      const asset = item.asset ?? (items.length === 1 ? opts.market?.toUpperCase() : undefined) ?? guessAsset(item.file);
+      if (asset === undefined) {
+        throw new ConfigError('--data', `cannot tell which market ${item.file} is: write ASSET=FILE (e.g. BTC=${path.basename(item.file)}) or pass --market`);
+      }
+      return { asset, file: item.file };
+    });
+  }
+  const scenario: Scenario = {
+    name: base?.name ?? path.basename(strategies[0]!.use).replace(/\.[mc]?[jt]s$/, ''),
+    strategies,
+    markets,
+    preset: opts.preset ?? base?.preset ?? 'default',
+    balance: opts.balance ?? base?.balance ?? new Dec(100000),
+    accountType: base?.accountType ?? 'real',
+    seed: base?.seed ?? 'propbot',
+    baseDir: base?.baseDir ?? process.cwd(),
+    ...(base?.file !== undefined ? { file: base.file } : {}),
+    ...((opts.phase ?? base?.phase) !== undefined ? { phase: (opts.phase ?? base?.phase)! } : {}),
+    ...((opts.from ?? base?.from) !== undefined ? { from: (opts.from ?? base?.from)! } : {}),
+    ...((opts.to ?? base?.to) !== undefined ? { to: (opts.to ?? base?.to)! } : {}),
+    ...(base?.risk !== undefined ? { risk: base.risk } : {}),
+    ...(base?.out !== undefined ? { out: base.out } : {}),
+  };
+  checkRange(scenario.from, scenario.to);
+  return scenario;
+}
+
+function parseParamFlags(values: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const v of values) {
+    const i = v.indexOf('=');
+    if (i <= 0) throw new ConfigError('--param', `expected key=value, got ${JSON.stringify(v)}`);
+    const key = v.slice(0, i);
+    const raw = v.slice(i + 1);
+    try {
+      out[key] = JSON.parse(raw);
+    } catch {
+      out[key] = raw;
+    }
+  }
+  return out;
+}
+
+function progressBar(scenario: Scenario): { update: (p: { candles: number; time: number }) => void; stop: () => void } {
+  const from = scenario.from;
+  const to = scenario.to;
+  const bounded = from !== undefined && to !== undefined;
+  const bar = new cliProgress.SingleBar(
+    {
+      format: bounded ? 'backtest [{bar}] {percentage}% | {date} | {candles} candles' : 'backtest {date} | {candles} candles',
+      stream: process.stderr,
+      hideCursor: true,
+      clearOnComplete: true,
+      fps: 5,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(bounded ? to - from : 1, 0, { date: '', candles: 0 });
+  return {
+    update: ({ candles, time }) => bar.update(bounded ? Math.min(time - from, to - from) : 0, { date: new Date(time).toISOString().slice(0, 16).replace('T', ' '), candles }),
+    stop: () => bar.stop(),
+  };
+}
+
+function summaryTable(json: ReportJson, readers: ReadonlyMap<string, { summary: { badRows: number; gaps: number; missingPeriods: number } }>, written: { json: string; html: string }): string {
+  const s = json.summary;
+  const c = json.challenge;
+  const rows: Array<[string, string]> = [
+    ['period', `${json.period.start} → ${json.period.end}`],
+    ['strategy', json.strategy ?? ''],
+    ['initial balance', s.initialBalance],
+    ['final equity', s.finalEquity],
+    ['net pnl', `${s.netPnl} (${s.returnPct}%)`],
+    ['max drawdown', `${s.maxDrawdownPct}%`],
+    ['sharpe / sortino', `${s.sharpe ?? '—'} / ${s.sortino ?? '—'}`],
+    ['trades', `${s.totalTrades} closed, ${s.openTrades} open; win rate ${s.winRate ?? '—'}%; profit factor ${s.profitFactor ?? '—'}`],
+    ['fees / funding', `${s.fees} / ${s.funding}`],
+    ['denials', `${json.denials.total}${json.denials.total ? ` (${Object.entries(json.denials.byCode).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`],
+  ];
+  if (c) {
+    rows.push(['challenge', `${c.phase}: ${c.passed ? 'PASSED' : c.failedRule ? `FAILED by ${c.failedRule} at ${c.failedAt}` : 'not passed'}`]);
+    rows.push(['days', `${c.tradingDays} trading, ${c.profitableDays} profitable${c.daysToTarget !== null ? `, target on day ${c.daysToTarget}` : ''}`]);
+  }
+  for (const [asset, r] of readers) {
+    if (r.summary.badRows || r.summary.gaps) rows.push([`data ${asset}`, `${r.summary.gaps} gaps (${r.summary.missingPeriods} candles missing), ${r.summary.badRows} bad rows skipped`]);
+  }
+  rows.push(['speed', `${json.perf.candles} candles, ${json.perf.snapshots} snapshots in ${json.perf.wallMs} ms`]);
+  rows.push(['report', `${written.html}\n${' '.repeat(18)}${written.json}`]);
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n';
+}
+
+function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'backtest';
+}

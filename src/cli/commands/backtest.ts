@@ -1,0 +1,67 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import type { Decimal } from 'decimal.js';
+import { ConfigError } from '../../core/errors.js';
+import { collect, parseDateArg, parseDecimalArg, parseJsonObjectArg } from '../args.js';
+
+interface BacktestCliOptions {
+  strategy?: string;
+  data?: string[];
+  market?: string;
+  from?: number;
+  to?: number;
+  params?: Record<string, unknown>;
+  param?: string[];
+  preset?: 'default' | 'zero-cost';
+  balance?: Decimal;
+  phase?: string;
+  out?: string;
+  json?: boolean;
+  progress?: boolean;
+  html?: boolean;
+}
+
+/**
+ * `propbot backtest`: replay candle files through the local engine with the very strategies, guard and
+ * executor a live run uses; write report.json and report.html; print a summary (or the JSON).
+ */
+export function registerBacktest(program: Command): void {
+  program
+    .command('backtest')
+    .description('replay candle files through the local engine with a strategy; write report.json and report.html')
+    .argument('[scenario]', 'a scenario YAML file (see backtest/*.yaml); flags given as well override it')
+    .option('--strategy <path|name>', 'strategy plugin: a file, a package, or a shipped example (sma-cross, donchian-breakout, mean-reversion, challenge-aware)')
+    .option('--data <files>', 'candle file(s), comma-separated; ASSET=FILE names the market (repeatable)', collect)
+    .option('--market <asset>', 'market of a single data file given without ASSET= (default: from the file name, else the strategy\'s)')
+    .option('--from <date>', 'first candle (UTC date, ISO date-time or unix ms)', parseDateArg)
+    .option('--to <date>', 'stop before this time (UTC date, ISO date-time or unix ms)', parseDateArg)
+    .option('--params <json>', 'strategy parameters as a JSON object', parseJsonObjectArg)
+    .option('--param <key=value>', 'one strategy parameter (repeatable; value parsed as JSON when it can be)', collect)
+    .addOption(new Option('--preset <name>', 'engine costs: the platform defaults, or none at all').choices(['default', 'zero-cost']))
+    .option('--balance <amount>', 'initial balance of the account (default 100000)', parseDecimalArg)
+    .option('--phase <phase>', 'challenge phase of the account (default active_evaluation)')
+    .option('--out <dir>', 'where report.json and report.html go (default out/<name>)')
+    .option('--json', 'print report.json to stdout instead of the summary table')
+    .option('--no-progress', 'no progress bar even on a terminal')
+    .action(async (scenarioFile: string | undefined, opts: BacktestCliOptions) => {
+      const { runBacktestCommand } = await import('../backtest-run.js');
+      process.exitCode = await runBacktestCommand(scenarioFile, opts);
+    });
+}
+
+export type { BacktestCliOptions };
+
+/** Split `--data` values into (asset?, file) pairs. */
+export function parseDataArgs(values: readonly string[]): Array<{ asset?: string; file: string }> {
+  const out: Array<{ asset?: string; file: string }> = [];
+  for (const value of values) {
+    for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const m = /^([A-Za-z0-9._-]{1,20})=(.+)$/.exec(item);
+      const entry = m && !existsSync(item) ? { asset: m[1]!.toUpperCase(), file: m[2]! } : { file: item };
+      out.push({ ...entry, file: path.resolve(entry.file) });
+    }
+  }
+  if (out.length === 0) throw new ConfigError('--data', 'expected at least one candle file');
+  return out;
+}

@@ -1,0 +1,254 @@
+/**
+ * `propbot backtest`: a LocalSession at full speed, with everything a report needs collected on the
+ * way (fills and trades from the engine's position events, equity once per virtual minute, the
+ * guard's denials, the candles replayed) and turned into a `BacktestResult`.
+ */
+import type { Decimal } from 'decimal.js';
+import type { PositionEvent } from '../api/types.js';
+import { Dec, ZERO } from '../core/decimal.js';
+import { roundFp9 } from '../core/fp9.js';
+import { ENGINE_PRESETS, mergePresets, type EnginePresets } from '../engine/index.js';
+import type { IntentState } from '../execution/types.js';
+import type {
+  BacktestResult,
+  ChallengeInfo,
+  DenialRecord,
+  EquitySample,
+  FillRecord,
+  FundingRecord,
+  PriceCandle,
+  TradeRecord,
+} from '../report/types.js';
+import type { Decision } from '../risk/types.js';
+import { LocalSession, type LocalSessionOptions, type RunStats } from './local-session.js';
+import type { ReplayStep } from './replay.js';
+
+export interface BacktestOptions extends Omit<LocalSessionOptions, 'onDecision' | 'onFinal'> {
+  /** Run name, the report's title. */
+  readonly name?: string;
+  /** Called after every step (progress bars). */
+  readonly onProgress?: (progress: { candles: number; time: number }) => void;
+  /** Keep the replayed candles for the report's price chart (default true). */
+  readonly keepPrices?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+export interface BacktestOutcome {
+  readonly result: BacktestResult;
+  readonly stats: RunStats;
+  readonly session: LocalSession;
+}
+
+interface OpenTrade {
+  positionId: string;
+  market: string;
+  direction: 'long' | 'short';
+  openedAt: number;
+  entryPrice: Decimal;
+  size: Decimal;
+  realizedPnl: Decimal;
+  fees: Decimal;
+  funding: Decimal;
+  exitPrice: Decimal | null;
+  closedAt: number | null;
+  status: string;
+  closeReason: string | null;
+}
+
+const FILL_EVENTS = new Set(['increasePosition', 'closePosition', 'liquidate', 'forceClose']);
+
+export async function runBacktest(options: BacktestOptions): Promise<BacktestOutcome> {
+  const denials: DenialRecord[] = [];
+  const finals: IntentState[] = [];
+  const session = await LocalSession.create({
+    ...options,
+    onDecision: (d: Decision) => {
+      if (d.verdict === 'denied') denials.push({ at: d.at, intentId: d.intent.id, code: d.code, reason: d.reason, rule: d.rule });
+    },
+    onFinal: (s) => finals.push(s),
+  });
+  const { engine, accountId } = session;
+  const assetOf = new Map([...session.markets.values()].map((m) => [m.marketId, m.asset]));
+
+  const fills: Array<FillRecord & { orderId?: string }> = [];
+  const funding: FundingRecord[] = [];
+  const trades = new Map<string, OpenTrade>();
+  const parentOf = new Map<string, string>();
+  const unsubscribe = engine.onEvent((e) => {
+    if (e.kind === 'order') {
+      if (e.order.parentOrderId) parentOf.set(e.order.id, e.order.parentOrderId);
+      return;
+    }
+    if (e.kind !== 'position') return;
+    onPositionEvent(e.event, e.at);
+  });
+
+  function onPositionEvent(p: PositionEvent, at: number): void {
+    if (p.trader !== accountId) return;
+    const market = assetOf.get(p.market) ?? p.market;
+    let trade = trades.get(p.idx);
+    if (!trade) {
+      trade = {
+        positionId: p.idx,
+        market,
+        direction: p.direction,
+        openedAt: at,
+        entryPrice: ZERO,
+        size: ZERO,
+        realizedPnl: ZERO,
+        fees: ZERO,
+        funding: ZERO,
+        exitPrice: null,
+        closedAt: null,
+        status: 'open',
+        closeReason: null,
+      };
+      trades.set(p.idx, trade);
+    }
+    if (p.eventName === 'payFunding') {
+      trade.funding = trade.funding.plus(p.fundingInEvent);
+      funding.push({ time: at, market, amount: p.fundingInEvent });
+      return;
+    }
+    if (!FILL_EVENTS.has(p.eventName)) return;
+    // Execution price as the chart events define it (quote over base), to fp9 like every wire price.
+    const price = p.exchangedBase.isZero() ? ZERO : roundFp9(p.exchangedQuote.div(p.exchangedBase), 'half-even');
+    const closing = p.eventName !== 'increasePosition';
+    trade.fees = trade.fees.plus(p.feeInEvent);
+    if (closing) {
+      trade.realizedPnl = trade.realizedPnl.plus(p.pnlInEvent);
+      trade.exitPrice = price;
+    } else {
+      if (p.size.gt(trade.size)) trade.size = p.size;
+      trade.entryPrice = p.size.isZero() ? price : roundFp9(p.notional.div(p.size), 'half-even');
+    }
+    if (p.status !== 'opened') {
+      trade.closedAt = at;
+      trade.status = p.status === 'liquidated' ? 'liquidated' : p.eventName === 'forceClose' ? 'force_closed' : 'closed';
+      trade.closeReason = p.closeReason;
+    }
+    const fill: FillRecord & { orderId?: string } = {
+      time: at,
+      market,
+      direction: p.direction,
+      type: p.order?.type ?? (p.eventName === 'liquidate' ? 'liquidation' : 'force_close'),
+      action: chartAction(p),
+      price,
+      size: p.exchangedBase,
+      fee: p.feeInEvent,
+      realizedPnl: closing ? p.pnlInEvent : null,
+      intentId: null,
+      positionId: p.idx,
+      ...(p.order ? { orderId: p.order.id } : {}),
+    };
+    fills.push(fill);
+  }
+
+  // Equity once per virtual minute (the engine's own sampling step), and the candles as replayed.
+  const equity: EquitySample[] = [];
+  let lastMinute = -1;
+  const keepPrices = options.keepPrices ?? true;
+  const candles = new Map<string, PriceCandle[]>();
+  const afterStep = (step: ReplayStep): void => {
+    const t = step.tick.time;
+    const minute = Math.floor(t / 60_000);
+    if (minute !== lastMinute) {
+      lastMinute = minute;
+      const status = engine.riskStatus(accountId);
+      if (status) equity.push({ time: t, equity: status.currentEquity });
+    }
+    if (keepPrices) {
+      let series = candles.get(step.market.asset);
+      if (!series) candles.set(step.market.asset, (series = []));
+      const p = step.tick.price;
+      if (step.candleStart) series.push({ time: t, open: p, high: p, low: p, close: p });
+      else {
+        const c = series[series.length - 1]!;
+        series[series.length - 1] = { time: c.time, open: c.open, high: p.gt(c.high) ? p : c.high, low: p.lt(c.low) ? p : c.low, close: p };
+      }
+    }
+    if (options.onProgress && step.candleStart) options.onProgress({ candles: ++progressCandles, time: t });
+  };
+  let progressCandles = 0;
+
+  const started = performance.now();
+  const stats = await session.run({ afterStep, ...(options.signal ? { signal: options.signal } : {}) });
+  await session.finish();
+  const wallMs = performance.now() - started;
+  unsubscribe();
+
+  // Orders → intents: what the executor placed, and the children the engine spawned from them.
+  const intentOfOrder = new Map<string, string>();
+  for (const s of finals) for (const o of s.orders) intentOfOrder.set(o.id, s.intent.id);
+  const intentOf = (orderId: string | undefined): string | null => {
+    let id = orderId;
+    for (let hops = 0; id !== undefined && hops < 8; hops += 1) {
+      const intent = intentOfOrder.get(id);
+      if (intent) return intent;
+      id = parentOf.get(id);
+    }
+    return null;
+  };
+  const finalStatus = engine.riskStatus(accountId);
+  const endTime = stats.lastTime ?? session.clock.now();
+  if (finalStatus && (equity.length === 0 || equity[equity.length - 1]!.time !== endTime)) {
+    equity.push({ time: endTime, equity: finalStatus.currentEquity });
+  }
+  const result: BacktestResult = {
+    name: options.name ?? 'backtest',
+    strategy: session.runner.status().map((s) => `${s.strategy}@${s.version}`).join(', '),
+    startTime: stats.firstTime ?? session.clock.now(),
+    endTime,
+    initialBalance: options.balance,
+    equity,
+    fills: fills.map(({ orderId, ...f }) => ({ ...f, intentId: intentOf(orderId), ...(orderId ? { orderId } : {}) })),
+    trades: [...trades.values()].map(toTradeRecord),
+    denials,
+    funding,
+    perf: { snapshots: stats.ticks, candles: stats.candles, wallMs: Math.round(wallMs) },
+    challenge: challengeInfo(session, mergePresets(ENGINE_PRESETS, options.presets)),
+    prices: [...candles.entries()].map(([market, c]) => ({ market, candles: c })),
+  };
+  return { result, stats, session };
+}
+
+function toTradeRecord(t: OpenTrade): TradeRecord {
+  return {
+    positionId: t.positionId,
+    market: t.market,
+    direction: t.direction,
+    openedAt: t.openedAt,
+    closedAt: t.closedAt,
+    entryPrice: t.entryPrice,
+    exitPrice: t.exitPrice,
+    size: t.size,
+    realizedPnl: t.realizedPnl,
+    fees: t.fees,
+    funding: t.funding,
+    status: t.status,
+    closeReason: t.closeReason,
+  };
+}
+
+function chartAction(p: PositionEvent): string {
+  if (p.eventName === 'increasePosition') return p.version <= 1 ? 'open' : 'increase';
+  if (p.eventName === 'liquidate') return 'liquidation';
+  return p.status === 'opened' ? 'decrease' : 'close';
+}
+
+function challengeInfo(session: LocalSession, presets: EnginePresets): ChallengeInfo | undefined {
+  const account = session.engine.getAccount(session.accountId);
+  const status = session.engine.riskStatus(session.accountId);
+  if (!account || !status) return undefined;
+  return {
+    phase: account.currentPhase,
+    profitTargetPct: account.profitTarget,
+    maxDailyDrawdownPct: account.maxDailyDrawdown,
+    maxTotalDrawdownPct: account.maxTotalDrawdown,
+    maxTrailingDrawdownPct: account.maxTrailingTotalDrawdown,
+    minProfitableDays: account.minTradingDays,
+    consistencyLimitPct: status.consistencyRuleApplies ? status.consistencyRuleLimit.times(100) : null,
+    profitableDayPct: new Dec(presets.phases[account.currentPhase]?.profitableDayThreshold ?? '0.5'),
+    failure: account.failureReason && account.failedAt ? { rule: account.failureReason, at: account.failedAt.getTime() } : null,
+  };
+}

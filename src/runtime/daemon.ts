@@ -1,0 +1,490 @@
+/**
+ * `propbot run`: a pipeline that runs until it is told to stop. Paper mode replays a candle file through
+ * the local engine, paced to the wall clock; sandbox and live modes poll the API over HTTP. Around the
+ * pipeline the daemon keeps the store, records what it sees, reconciles with the venue at start, serves
+ * the status endpoint, and shuts down cleanly on SIGINT/SIGTERM (a second signal exits at once; the
+ * store stays consistent because every batch is one sqlite transaction).
+ */
+import type { Logger } from 'pino';
+import { Subscription } from 'rxjs';
+import type { Exchange } from '../api/exchange.js';
+import { HttpExchange } from '../api/client.js';
+import { INCREASE_ORDER_TYPES, type Order } from '../api/types.js';
+import { WallClock, type Clock } from '../core/clock.js';
+import { Dec } from '../core/decimal.js';
+import { ConfigError } from '../core/errors.js';
+import { createLogger } from '../core/logger.js';
+import { Executor } from '../execution/executor.js';
+import type { IntentState } from '../execution/types.js';
+import { PollingFeed } from '../feed/polling-feed.js';
+import type { MarketFeed } from '../feed/types.js';
+import { RiskGuard } from '../risk/guard.js';
+import type { Store } from '../store/store.js';
+import { Store as SqliteStore } from '../store/store.js';
+import { loadStrategy, type LoadedStrategy } from '../strategy/loader.js';
+import { StrategyRunner } from '../strategy/runner.js';
+import type { StrategyState, StrategyStateStore } from '../strategy/state.js';
+import { instrumentExchange } from './instrumented-exchange.js';
+import { LocalSession } from './local-session.js';
+import { PipelineMetrics } from './metrics.js';
+import { Pipeline } from './pipeline.js';
+import type { LoadedRunConfig, RunConfig } from './run-config.js';
+import { marketPresetFor } from './scenario.js';
+import { startStatusServer, type StatusServer } from './status-server.js';
+
+export interface DaemonOptions {
+  readonly env?: Record<string, string | undefined>;
+  /** Where log lines go; stdout by default. */
+  readonly logDestination?: NodeJS.WritableStream;
+  /** Install SIGINT/SIGTERM handlers (the CLI does; tests driving `stop()` need not). */
+  readonly handleSignals?: boolean;
+  /** Called once the pipeline runs (status URL known). */
+  readonly onReady?: (info: { statusUrl: string | null; accounts: readonly string[] }) => void;
+}
+
+interface Venue {
+  readonly clock: Clock;
+  readonly exchange: Exchange;
+  readonly feed: MarketFeed;
+  readonly pipeline: Pipeline;
+  readonly guard: RiskGuard;
+  readonly executor: Executor;
+  readonly runner: StrategyRunner;
+  readonly accounts: readonly string[];
+  readonly assets: readonly string[];
+  /** Runs until the data ends (paper) or `signal` aborts. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+export class Daemon {
+  readonly #loaded: LoadedRunConfig;
+  readonly #options: DaemonOptions;
+  readonly #abort = new AbortController();
+  readonly #subs = new Subscription();
+  #log!: Logger;
+  #store: Store | undefined;
+  #status: StatusServer | undefined;
+  #venue: Venue | undefined;
+  #stopping = false;
+  #signals = 0;
+  readonly #metrics = new PipelineMetrics();
+
+  constructor(loaded: LoadedRunConfig, options: DaemonOptions = {}) {
+    this.#loaded = loaded;
+    this.#options = options;
+  }
+
+  /** Ask the daemon to stop; `run()` then shuts down and resolves. */
+  stop(reason = 'stop requested'): void {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    this.#log?.warn({ event: 'shutdown', reason }, `shutting down: ${reason}`);
+    this.#abort.abort(reason);
+  }
+
+  /** Start everything, run, shut down; resolves to the exit code. */
+  async run(): Promise<number> {
+    const { config } = this.#loaded;
+    const env = this.#options.env ?? process.env;
+    const apiKey = config.mode === 'paper' ? undefined : readApiKey(config, env);
+    this.#log = createLogger({
+      level: config.log.level,
+      format: config.log.format,
+      secrets: apiKey ? [apiKey] : [],
+      ...(this.#options.logDestination ? { destination: this.#options.logDestination } : {}),
+      name: 'propbot',
+    });
+    const removeSignals = this.#options.handleSignals ? this.#installSignals() : () => undefined;
+    try {
+      this.#store = await SqliteStore.open({ file: config.store.file });
+      const strategies = await this.#loadStrategies();
+      const states = await this.#strategyStates(strategies, config);
+      this.#venue =
+        config.mode === 'paper' ? await this.#paperVenue(strategies, states) : await this.#remoteVenue(strategies, states, apiKey!);
+      this.#record(this.#venue);
+      if (config.status.enabled) {
+        this.#status = await startStatusServer({
+          port: config.status.port,
+          host: config.status.host,
+          metrics: this.#metrics,
+          health: () => ({ healthy: !this.#stopping, detail: { mode: config.mode, stopping: this.#stopping } }),
+          status: () => this.#statusBody(),
+        });
+      }
+      this.#log.info(
+        { event: 'ready', mode: config.mode, accounts: this.#venue.accounts, strategies: strategies.map((s) => s.strategy.name), status: this.#status?.url ?? null, store: config.store.file },
+        `propbot ${config.mode} running ${strategies.length} strateg${strategies.length === 1 ? 'y' : 'ies'} on ${this.#venue.accounts.length} account(s)${this.#status ? `; status at ${this.#status.url}/status` : ''}`,
+      );
+      this.#options.onReady?.({ statusUrl: this.#status?.url ?? null, accounts: this.#venue.accounts });
+      await this.#venue.run(this.#abort.signal);
+      if (!this.#stopping) this.stop(config.mode === 'paper' ? 'the paper data has ended' : 'the pipeline ended');
+      await this.#shutdown();
+      return 0;
+    } catch (error) {
+      await this.#shutdown().catch(() => undefined);
+      throw error;
+    } finally {
+      removeSignals();
+    }
+  }
+
+  #installSignals(): () => void {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      this.#signals += 1;
+      if (this.#signals === 1) {
+        this.stop(`${signal} received`);
+        return;
+      }
+      // A second signal: leave now. Every store batch is one sqlite transaction, so the file stays consistent.
+      this.#log?.error({ event: 'shutdown', signal }, `${signal} again: exiting at once`);
+      process.exit(130);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    return () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    };
+  }
+
+  async #loadStrategies(): Promise<LoadedStrategy[]> {
+    const { config, source, baseDir } = this.#loaded;
+    const loaded: LoadedStrategy[] = [];
+    for (const [i, s] of config.strategies.entries()) {
+      loaded.push(await loadStrategy(s.use, { params: s.params, cwd: baseDir, configFile: source, configPath: `strategies.${i}.params` }));
+    }
+    return loaded;
+  }
+
+  /** Strategy state lives in the store, read once at start so `get` stays synchronous. */
+  async #strategyStates(strategies: readonly LoadedStrategy[], config: RunConfig): Promise<StrategyStateStore> {
+    const store = this.#store!;
+    const byName = new Map<string, StrategyState>();
+    for (const [i, s] of strategies.entries()) {
+      const name = config.strategies[i]?.name ?? s.strategy.name;
+      byName.set(name, (await store.strategyState(name)) as StrategyState);
+    }
+    return {
+      stateFor: (strategy: string) => {
+        const state = byName.get(strategy);
+        if (!state) throw new Error(`no persisted state was prepared for strategy ${strategy}`);
+        return state;
+      },
+    };
+  }
+
+  async #paperVenue(strategies: readonly LoadedStrategy[], states: StrategyStateStore): Promise<Venue> {
+    const { config, source } = this.#loaded;
+    const paper = config.paper!;
+    const session = await LocalSession.create({
+      markets: paper.markets.map((m) => {
+        const preset = marketPresetFor(paper.preset, m.category);
+        return { ...m, ...(preset !== undefined ? { preset } : {}) };
+      }),
+      strategies: strategies.map((s, i) => ({ ...s, ...(config.strategies[i]?.name ? { name: config.strategies[i]!.name } : {}) })),
+      balance: new Dec(paper.balance),
+      accountType: paper.accountType,
+      // Every paper run is a fresh engine, but the store outlives it: the run's start time keeps this
+      // run's intent ids (and so its idempotency keys) apart from those of earlier runs.
+      seed: `${paper.seed}:${Date.now()}`,
+      logger: this.#log,
+      store: this.#store!,
+      metrics: this.#metrics,
+      states,
+      configFile: source,
+      wrapExchange: (e) => instrumentExchange(e, this.#metrics),
+      ...(paper.phase !== undefined ? { phase: paper.phase } : {}),
+      ...(paper.from !== undefined ? { from: paper.from } : {}),
+      ...(paper.to !== undefined ? { to: paper.to } : {}),
+      ...(config.risk !== undefined ? { risk: config.risk } : {}),
+    });
+    // Closed trades reach the guard straight from the engine (stops and takes fill there).
+    const unsubscribe = session.engine.onEvent((e) => {
+      if (e.kind !== 'position' || e.event.trader !== session.accountId) return;
+      const p = e.event;
+      if (p.eventName === 'closePosition' || p.eventName === 'liquidate' || p.eventName === 'forceClose') {
+        if (p.status !== 'opened') session.guard.recordTrade({ accountId: session.accountId, realizedPnl: p.pnl ?? p.pnlInEvent, at: e.at });
+      }
+    });
+    const speed = paper.speed;
+    let wallStart = 0;
+    let virtualStart = 0;
+    return {
+      clock: session.clock,
+      exchange: session.exchange,
+      feed: session.feed,
+      pipeline: session.pipeline,
+      guard: session.guard,
+      executor: session.executor,
+      runner: session.runner,
+      accounts: [session.accountId],
+      assets: [...session.markets.keys()],
+      run: async (signal) => {
+        try {
+          const stats = await session.run({
+            signal,
+            ...(speed > 0
+              ? {
+                  pace: async (step) => {
+                    if (wallStart === 0) {
+                      wallStart = performance.now();
+                      virtualStart = step.tick.time;
+                    }
+                    const due = wallStart + (step.tick.time - virtualStart) / speed;
+                    await sleep(due - performance.now(), signal);
+                  },
+                }
+              : {}),
+          });
+          this.#log.info({ event: 'replay_end', ...stats }, `replayed ${stats.candles} candles${stats.aborted ? ' (stopped early)' : ''}`);
+        } finally {
+          unsubscribe();
+        }
+      },
+    };
+  }
+
+  async #remoteVenue(strategies: readonly LoadedStrategy[], states: StrategyStateStore, apiKey: string): Promise<Venue> {
+    const { config } = this.#loaded;
+    const connection = config.connection!;
+    const clock = new WallClock();
+    const exchange = instrumentExchange(
+      new HttpExchange({ baseUrl: connection.baseUrl, apiKey, timeoutMs: connection.timeoutMs, logger: this.#log.child({ part: 'http' }) }),
+      this.#metrics,
+    );
+    const accounts = config.accounts?.map((a) => a.id) ?? (await exchange.listRiskStatuses()).map((r) => r.accountId);
+    if (accounts.length === 0) throw new ConfigError('accounts', 'the API key may trade no account (none has api_trading enabled)');
+    const feed = new PollingFeed({
+      exchange,
+      clock,
+      ...(config.feed.intervalMs ? { intervalMs: config.feed.intervalMs } : {}),
+      ...(config.feed.maxAgeMs ? { maxAgeMs: config.feed.maxAgeMs } : {}),
+    });
+    const runner = new StrategyRunner({ feed, clock, logger: this.#log, states, accountId: accounts[0]! });
+    const assets = new Set<string>();
+    const assetsByAccount = new Map<string, Set<string>>();
+    for (const [i, loaded] of strategies.entries()) {
+      const entry = config.strategies[i]!;
+      const accountId = entry.account ?? accounts[0]!;
+      if (!accounts.includes(accountId)) {
+        throw new ConfigError(`strategies.${i}.account`, `account ${accountId} is not among the accounts traded (${accounts.join(', ')})`, { file: this.#loaded.source });
+      }
+      runner.add(loaded, { accountId, ...(entry.name ? { name: entry.name } : {}) });
+      for (const a of loaded.assets) {
+        assets.add(a);
+        if (!assetsByAccount.has(accountId)) assetsByAccount.set(accountId, new Set());
+        assetsByAccount.get(accountId)!.add(a);
+      }
+    }
+    const guard = new RiskGuard({ clock, logger: this.#log, ...(config.risk !== undefined ? { config: config.risk } : {}) });
+    const executor = new Executor({
+      exchange,
+      clock,
+      journal: this.#store!,
+      ...(config.executor.limits ? { limits: config.executor.limits } : {}),
+      ...(config.executor.maxQueueWaitMs ? { maxQueueWaitMs: config.executor.maxQueueWaitMs } : {}),
+      ...(config.executor.maxQueuedEntries ? { maxQueuedEntries: config.executor.maxQueuedEntries } : {}),
+    });
+    const pipeline = new Pipeline({
+      clock,
+      feed,
+      runner,
+      guard,
+      executor,
+      accounts: accounts.map((accountId) => ({ accountId, assets: [...(assetsByAccount.get(accountId) ?? assets)] })),
+      store: this.#store!,
+      metrics: this.#metrics,
+      logger: this.#log,
+      onFinal: (s) => this.#recordTrades(guard, s),
+    });
+    await this.#reconcile(exchange, executor, accounts, [...assets]);
+    return {
+      clock,
+      exchange,
+      feed,
+      pipeline,
+      guard,
+      executor,
+      runner,
+      accounts,
+      assets: [...assets],
+      run: async (signal) => {
+        pipeline.start();
+        await new Promise<void>((resolve) => {
+          if (signal.aborted) return resolve();
+          signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+      },
+    };
+  }
+
+  /**
+   * Before trading: finish what the store thought in flight (the executor re-sends with the stored
+   * keys or settles by reading), then look at what the venue holds. Orders and positions the daemon
+   * did not place are adopted as external: logged, shown in /status, and left alone.
+   */
+  async #reconcile(exchange: Exchange, executor: Executor, accounts: readonly string[], assets: readonly string[]): Promise<void> {
+    const resumed = await executor.resume();
+    if (resumed.length > 0) {
+      this.#log.warn({ event: 'reconcile', resumed: resumed.map((s) => ({ intentId: s.intent.id, status: s.status })) }, `settled ${resumed.length} intent(s) left in flight by the last run`);
+    }
+    const known = new Set<string>();
+    for (const s of resumed) for (const o of s.orders) known.add(o.id);
+    for (const id of await this.#store!.claimedOrderIds(0)) known.add(id);
+    for (const accountId of accounts) {
+      await executor.reconcile(accountId);
+      const active = await exchange.listActiveOrders(accountId);
+      const external = active.filter((o) => !known.has(o.id) && !(o.parentOrderId && known.has(o.parentOrderId)));
+      for (const o of external) this.#external.orders.set(o.id, o);
+      for (const asset of assets) {
+        for (const p of await exchange.listActivePositions(accountId, asset)) {
+          const ours = active.some((o) => o.positionId === p.idx && known.has(o.id));
+          if (!ours) this.#external.positions.add(p.idx);
+        }
+      }
+      if (external.length > 0 || this.#external.positions.size > 0) {
+        this.#log.warn(
+          { event: 'reconcile', accountId, externalOrders: external.map((o) => o.id), externalPositions: [...this.#external.positions] },
+          `account ${accountId}: ${external.length} order(s) and ${this.#external.positions.size} position(s) not placed by propbot; ${this.#loaded.config.reconcile.manageExternal ? 'managed' : 'left alone'}`,
+        );
+      }
+    }
+  }
+
+  readonly #external = { orders: new Map<string, Order>(), positions: new Set<string>() };
+
+  #recordTrades(guard: RiskGuard, state: IntentState): void {
+    for (const o of state.orders) {
+      if (o.order.status === 'executed' && o.order.realizedPnl !== null) {
+        guard.recordTrade({ accountId: state.intent.accountId, realizedPnl: o.order.realizedPnl, at: o.order.createdAt.getTime() });
+      }
+    }
+  }
+
+  /** Recorded for later replay and for the metrics: market snapshots, equity once a minute. */
+  #record(venue: Venue): void {
+    const { config } = this.#loaded;
+    const store = this.#store!;
+    if (config.store.recordSnapshots) {
+      for (const asset of venue.assets) this.#subs.add(venue.feed.market$(asset).subscribe((s) => { if (!s.stale) store.recordSnapshot(s); }));
+    }
+    for (const accountId of venue.accounts) {
+      let lastMinute = -1;
+      this.#subs.add(
+        venue.feed.risk$(accountId).subscribe((r) => {
+          this.#metrics.equity.set({ account: accountId }, r.data.currentEquity.toNumber());
+          const view = venue.guard.accountView(accountId);
+          for (const f of view?.floors ?? []) this.#metrics.headroom.set({ account: accountId, rule: f.rule }, f.headroom.toNumber());
+          const minute = Math.floor(r.takenAt / 60_000);
+          if (minute === lastMinute || r.stale) return;
+          lastMinute = minute;
+          store.recordEquity({ accountId, at: r.takenAt, equity: r.data.currentEquity, balance: r.data.currentBalance });
+        }),
+      );
+    }
+  }
+
+  async #statusBody(): Promise<unknown> {
+    const venue = this.#venue;
+    if (!venue) return { status: 'starting' };
+    const accounts = [];
+    for (const accountId of venue.accounts) {
+      const view = venue.guard.accountView(accountId);
+      const positions = [];
+      for (const asset of venue.assets) {
+        const latest = await firstValue(venue.feed.positions$(accountId, asset));
+        for (const p of latest?.data ?? []) {
+          positions.push({ positionId: p.idx, asset, direction: p.direction, size: p.size, notional: p.notional, margin: p.margin, openedAt: p.openedAt, external: this.#external.positions.has(p.idx) });
+        }
+      }
+      const orders = (await firstValue(venue.feed.orders$(accountId)))?.data ?? [];
+      accounts.push({
+        accountId,
+        guard: view ? { state: view.state, reason: view.reason } : { state: venue.guard.state(accountId), reason: venue.guard.stateReason(accountId) },
+        phase: view?.phase ?? null,
+        equity: view?.equity ?? null,
+        balance: view?.balance ?? null,
+        freeBalance: view?.freeBalance ?? null,
+        headroom: Object.fromEntries((view?.floors ?? []).map((f) => [f.rule, { floor: f.floor, headroom: f.headroom }])),
+        positions,
+        activeOrders: orders.map((o) => ({ id: o.id, type: o.type, direction: o.direction, triggerPrice: o.triggerPrice, amount: o.amount, external: this.#external.orders.has(o.id) })),
+      });
+    }
+    return {
+      mode: this.#loaded.config.mode,
+      now: new Date(venue.clock.now()).toISOString(),
+      stopping: this.#stopping,
+      accounts,
+      strategies: venue.runner.status(),
+      intents: { ...venue.pipeline.counts, queues: venue.executor.stats() },
+    };
+  }
+
+  async #shutdown(): Promise<void> {
+    const { config } = this.#loaded;
+    const venue = this.#venue;
+    if (venue) {
+      venue.pipeline.stopStrategies();
+      if (config.shutdown.pending === 'cancel') venue.executor.dropQueued('shutdown');
+      const drained = await Promise.race([venue.pipeline.idle().then(() => true), sleep(config.shutdown.drainTimeoutMs).then(() => false)]);
+      if (!drained) this.#log.warn({ event: 'shutdown' }, `intents still in flight after ${config.shutdown.drainTimeoutMs} ms; their keys are stored and the next start settles them`);
+      if (config.shutdown.cancelOpenEntries) await this.#cancelEntries(venue);
+      venue.pipeline.close();
+      venue.guard.close();
+      this.#venue = undefined;
+    }
+    this.#subs.unsubscribe();
+    await this.#status?.close();
+    this.#status = undefined;
+    if (this.#store) {
+      await this.#store.close();
+      this.#store = undefined;
+      this.#log.info({ event: 'stopped' }, 'store flushed and closed; bye');
+    }
+  }
+
+  /** Cancel resting entry orders placed by propbot; stops and takes stay to protect open positions. */
+  async #cancelEntries(venue: Venue): Promise<void> {
+    const entryTypes: ReadonlySet<string> = new Set(INCREASE_ORDER_TYPES);
+    for (const accountId of venue.accounts) {
+      for (const o of await venue.exchange.listActiveOrders(accountId)) {
+        if (!entryTypes.has(o.type) || this.#external.orders.has(o.id)) continue;
+        await venue.exchange.cancelOrder(o.id).catch((err: unknown) => this.#log.warn({ event: 'shutdown', orderId: o.id, err }, 'could not cancel an entry order'));
+      }
+    }
+  }
+}
+
+function readApiKey(config: RunConfig, env: Record<string, string | undefined>): string {
+  const name = config.connection!.apiKeyEnv;
+  const key = env[name];
+  if (key === undefined || key.trim() === '') {
+    throw new ConfigError('connection.apiKeyEnv', `the API key is read from the environment variable ${name}, which is not set`);
+  }
+  return key.trim();
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** The latest value a shared stream replays to a new subscriber, if it has one. */
+function firstValue<T>(stream: import('rxjs').Observable<T>): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    let value: T | undefined;
+    const sub = stream.subscribe((v) => {
+      value = v;
+    });
+    sub.unsubscribe();
+    resolve(value);
+  });
+}

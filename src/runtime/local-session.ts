@@ -1,0 +1,378 @@
+/**
+ * A pipeline on the local engine, fed by a replay of candle files: what `propbot backtest` runs at full
+ * speed and what paper mode runs paced to the wall clock. The strategies, the guard, the executor and
+ * the candle builder are the very objects a live run uses; here the clock is virtual, the feed is
+ * published from the engine after every price, and the exchange is the engine itself.
+ */
+import type { Decimal } from 'decimal.js';
+import type { Logger } from 'pino';
+import type { AccountType, MarketCategory } from '../api/types.js';
+import type { Exchange } from '../api/exchange.js';
+import { VirtualClock } from '../core/clock.js';
+import { ConfigError } from '../core/errors.js';
+import { SeededIds } from '../core/ids.js';
+import { silentLogger } from '../core/logger.js';
+import { Engine, type PresetOverrides } from '../engine/index.js';
+import { Executor } from '../execution/executor.js';
+import { readCandleFile, type CandleFileReader } from '../feed/files/candle-file.js';
+import { mergeByTime, type MergeSource } from '../feed/files/merge.js';
+import type { CandleRow, Diagnostic, FileLayout } from '../feed/files/types.js';
+import { ManualFeed } from '../feed/manual-feed.js';
+import { SnapshotPump } from '../feed/snapshot-pump.js';
+import { RiskGuard } from '../risk/guard.js';
+import type { RiskGuardConfigInput } from '../risk/config.js';
+import type { Store } from '../store/store.js';
+import { loadStrategy, type LoadedStrategy } from '../strategy/loader.js';
+import { StrategyRunner } from '../strategy/runner.js';
+import type { StrategyStateStore } from '../strategy/state.js';
+import type { PipelineMetrics } from './metrics.js';
+import { Pipeline, type PipelineOptions } from './pipeline.js';
+import { replayTicks, type ReplayMarket, type ReplayStep } from './replay.js';
+
+export interface LocalMarketSource {
+  /** Base asset ticker the market is created with. */
+  readonly asset: string;
+  /** Candle file (any layout the readers detect). */
+  readonly file: string;
+  readonly category?: MarketCategory;
+  /** Engine market preset; default the category's (`crypto`/`rwa`), or `zero-cost`. */
+  readonly preset?: string;
+  readonly layout?: FileLayout;
+}
+
+export interface LocalStrategySpec {
+  /** File path or package name of the plugin. */
+  readonly use: string;
+  readonly params?: unknown;
+  readonly name?: string;
+  /** Where in the config the strategy came from, for errors (e.g. `strategies.0`). */
+  readonly configPath?: string;
+}
+
+export interface LocalSessionOptions {
+  readonly markets: readonly LocalMarketSource[];
+  readonly strategies: readonly (LocalStrategySpec | LoadedStrategy)[];
+  readonly balance: Decimal;
+  readonly accountType?: AccountType;
+  readonly phase?: string;
+  /** Engine preset overrides (fees, rules, …). */
+  readonly presets?: PresetOverrides;
+  readonly risk?: RiskGuardConfigInput;
+  /** Only candles opening at or after this time (unix ms). */
+  readonly from?: number;
+  /** Only candles opening before this time (unix ms). */
+  readonly to?: number;
+  readonly seed?: string;
+  readonly logger?: Logger;
+  readonly store?: Store;
+  readonly metrics?: PipelineMetrics;
+  /** Strategy state; default in memory. */
+  readonly states?: StrategyStateStore;
+  readonly cwd?: string;
+  readonly configFile?: string;
+  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
+  readonly onDecision?: PipelineOptions['onDecision'];
+  readonly onFinal?: PipelineOptions['onFinal'];
+  /** Wraps the engine's exchange (metrics); every read and write of the session goes through it. */
+  readonly wrapExchange?: (exchange: Exchange) => Exchange;
+}
+
+export interface RunHooks {
+  /** Paper mode: wait until the wall clock allows this step. */
+  readonly pace?: (step: ReplayStep) => Promise<void>;
+  /** After each step has been published and the pipeline is idle. */
+  readonly afterStep?: (step: ReplayStep) => void;
+  /** Stop early (shutdown). */
+  readonly signal?: AbortSignal;
+}
+
+export interface RunStats {
+  readonly candles: number;
+  readonly ticks: number;
+  readonly firstTime: number | null;
+  readonly lastTime: number | null;
+  readonly aborted: boolean;
+}
+
+const USER = 'paper-trader';
+const DAY_MS = 86_400_000;
+const ACCOUNT = '00000000-0000-4000-8000-00000000a001';
+
+export class LocalSession {
+  readonly engine: Engine;
+  readonly clock: VirtualClock;
+  readonly exchange: Exchange;
+  readonly feed: ManualFeed;
+  readonly pipeline: Pipeline;
+  readonly runner: StrategyRunner;
+  readonly guard: RiskGuard;
+  readonly executor: Executor;
+  readonly accountId: string;
+  readonly markets: ReadonlyMap<string, ReplayMarket>;
+  readonly readers: ReadonlyMap<string, CandleFileReader>;
+  readonly #pump: SnapshotPump;
+  readonly #rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
+  readonly #from: number | undefined;
+  readonly #to: number | undefined;
+
+  private constructor(init: {
+    engine: Engine;
+    clock: VirtualClock;
+    exchange: Exchange;
+    feed: ManualFeed;
+    pipeline: Pipeline;
+    runner: StrategyRunner;
+    guard: RiskGuard;
+    executor: Executor;
+    markets: Map<string, ReplayMarket>;
+    readers: Map<string, CandleFileReader>;
+    pump: SnapshotPump;
+    rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
+    from: number | undefined;
+    to: number | undefined;
+  }) {
+    this.engine = init.engine;
+    this.clock = init.clock;
+    this.exchange = init.exchange;
+    this.feed = init.feed;
+    this.pipeline = init.pipeline;
+    this.runner = init.runner;
+    this.guard = init.guard;
+    this.executor = init.executor;
+    this.markets = init.markets;
+    this.readers = init.readers;
+    this.accountId = ACCOUNT;
+    this.#pump = init.pump;
+    this.#rows = init.rows;
+    this.#from = init.from;
+    this.#to = init.to;
+  }
+
+  static async create(options: LocalSessionOptions): Promise<LocalSession> {
+    if (options.markets.length === 0) throw new ConfigError('markets', 'at least one market with a data file is needed');
+    if (options.strategies.length === 0) throw new ConfigError('strategies', 'at least one strategy is needed');
+    const assets = new Set<string>();
+    for (const [i, m] of options.markets.entries()) {
+      if (assets.has(m.asset)) throw new ConfigError(`markets.${i}.asset`, `market ${m.asset} is listed twice`);
+      assets.add(m.asset);
+    }
+    const logger = options.logger ?? silentLogger;
+    const seed = options.seed ?? 'propbot';
+
+    // Load strategies first: a bad plugin or parameter fails before any file is read.
+    const loaded: LoadedStrategy[] = [];
+    for (const [i, s] of options.strategies.entries()) {
+      if ('strategy' in s) {
+        loaded.push(s);
+        continue;
+      }
+      const loadOptions: Parameters<typeof loadStrategy>[1] = { params: s.params ?? {}, configPath: `${s.configPath ?? `strategies.${i}`}.params` };
+      if (options.cwd !== undefined) loadOptions.cwd = options.cwd;
+      if (options.configFile !== undefined) loadOptions.configFile = options.configFile;
+      loaded.push(await loadStrategy(s.use, loadOptions));
+    }
+    for (const l of loaded) {
+      for (const a of l.assets) {
+        if (!assets.has(a)) {
+          throw new ConfigError('strategies', `strategy ${l.strategy.name} trades ${a}, but no data file is given for ${a} (markets: ${[...assets].join(', ')})`);
+        }
+      }
+    }
+
+    // Open every file and read its first row: the engine starts at the earliest candle, and each
+    // market's candle period is known before the first tick.
+    const readers = new Map<string, CandleFileReader>();
+    const sources: MergeSource<CandleRow>[] = [];
+    const periods = new Map<string, number>();
+    let start = Number.POSITIVE_INFINITY;
+    for (const m of options.markets) {
+      const fileOptions: Parameters<typeof readCandleFile>[1] = {};
+      if (m.layout !== undefined) fileOptions.layout = m.layout;
+      if (options.onDiagnostic) fileOptions.onDiagnostic = options.onDiagnostic;
+      const reader = readCandleFile(m.file, fileOptions);
+      const filtered = withinRange(reader, options.from, options.to);
+      const iterator = filtered[Symbol.asyncIterator]();
+      const first = await iterator.next();
+      if (first.done) throw new ConfigError(`markets.${m.asset}`, `no candles in ${m.file}${options.from !== undefined || options.to !== undefined ? ' within --from/--to' : ''}`);
+      const periodMs = reader.summary.periodMs;
+      if (periodMs === null || periodMs <= 0) throw new ConfigError(`markets.${m.asset}`, `cannot tell the candle period of ${m.file}`);
+      periods.set(m.asset, periodMs);
+      start = Math.min(start, first.value.time);
+      readers.set(m.asset, reader);
+      sources.push({ key: m.asset, rows: prepend(first.value, iterator) });
+    }
+
+    const engine = new Engine({ startMs: start, seed, ...(options.presets ? { presets: options.presets } : {}) });
+    engine.addUser(USER);
+    const markets = new Map<string, ReplayMarket>();
+    for (const m of options.markets) {
+      const spec: Parameters<Engine['addMarket']>[0] = { baseAsset: m.asset };
+      if (m.category !== undefined) spec.category = m.category;
+      if (m.preset !== undefined) spec.preset = m.preset;
+      const market = engine.addMarket(spec);
+      markets.set(m.asset, { asset: m.asset, marketId: market.id, periodMs: periods.get(m.asset)! });
+    }
+    const accountSpec: Parameters<Engine['openAccount']>[0] = {
+      userId: USER,
+      accountId: ACCOUNT,
+      type: options.accountType ?? 'real',
+      initialBalance: options.balance,
+      apiTrading: true,
+    };
+    if (options.phase !== undefined) accountSpec.phase = options.phase;
+    engine.openAccount(accountSpec);
+
+    const clock = new VirtualClock(start);
+    const local = engine.exchangeFor(USER, { viaApiKey: true });
+    const exchange = options.wrapExchange ? options.wrapExchange(local) : local;
+    const feed = new ManualFeed();
+    const ids = new SeededIds(`${seed}:intents`);
+    const runner = new StrategyRunner({
+      feed,
+      clock,
+      accountId: ACCOUNT,
+      logger,
+      newId: () => ids.next(),
+      ...(options.states ? { states: options.states } : {}),
+    });
+    for (const l of loaded) runner.add(l);
+    const guardIds = new SeededIds(`${seed}:guard`);
+    const guard = new RiskGuard({
+      clock,
+      logger,
+      newId: () => guardIds.next(),
+      ...(options.risk !== undefined ? { config: options.risk } : {}),
+    });
+    let jitter = 0;
+    const executor = new Executor({
+      exchange,
+      clock,
+      // The engine answers at once and never rate-limits; the executor still runs every request
+      // through its queues so the code path is the live one.
+      limits: { read: [], write: [] },
+      sleep: async (ms) => clock.advance(ms),
+      random: () => ((jitter = (jitter * 9301 + 49297) % 233280) / 233280),
+      ...(options.store ? { journal: options.store } : {}),
+    });
+    const allAssets = [...markets.keys()];
+    const pipeline = new Pipeline({
+      clock,
+      feed,
+      runner,
+      guard,
+      executor,
+      accounts: [{ accountId: ACCOUNT, assets: allAssets }],
+      logger,
+      ...(options.store ? { store: options.store } : {}),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      ...(options.onDecision ? { onDecision: options.onDecision } : {}),
+      ...(options.onFinal ? { onFinal: options.onFinal } : {}),
+    });
+    const pump = new SnapshotPump({ feed, exchange, clock, assets: allAssets, accountIds: [ACCOUNT] });
+    return new LocalSession({
+      engine,
+      clock,
+      exchange,
+      feed,
+      pipeline,
+      runner,
+      guard,
+      executor,
+      markets,
+      readers,
+      pump,
+      rows: mergeByTime(sources),
+      from: options.from,
+      to: options.to,
+    });
+  }
+
+  /**
+   * Replay every candle: per tick, move the clock, apply the price in the engine, publish the
+   * snapshots (strategies and the guard react synchronously), then wait for the executor to finish
+   * whatever they asked before the next price, as a live run would between two polls.
+   */
+  async run(hooks: RunHooks = {}): Promise<RunStats> {
+    // Account snapshots are read again only when they can have changed: after an engine event on the
+    // account (an order, a fill, funding, a lifecycle change), while a position is open (equity moves
+    // with the price), and when a new UTC day starts (day-start equity). Reading them on every price
+    // would cost most of a backtest's time and tell the strategies nothing new.
+    let dirty = true;
+    const open = new Set<string>();
+    const unsubscribe = this.engine.onEvent((e) => {
+      if (e.kind === 'order') dirty ||= e.order.trader === this.accountId;
+      else if (e.kind === 'position') {
+        if (e.event.trader !== this.accountId) return;
+        dirty = true;
+        if (e.event.status === 'opened') open.add(e.event.idx);
+        else open.delete(e.event.idx);
+      } else dirty ||= e.event.accountId === this.accountId;
+    });
+    let day = Math.floor(this.clock.now() / DAY_MS);
+    this.pipeline.start();
+    await this.#pump.publish();
+    dirty = false;
+    let candles = 0;
+    let ticks = 0;
+    let firstTime: number | null = null;
+    let lastTime: number | null = null;
+    let aborted = false;
+    for await (const step of replayTicks(this.#rows, this.markets)) {
+      if (hooks.signal?.aborted) {
+        aborted = true;
+        break;
+      }
+      if (hooks.pace) await hooks.pace(step);
+      const { tick, market } = step;
+      if (step.candleStart) candles += 1;
+      ticks += 1;
+      firstTime ??= tick.time;
+      lastTime = tick.time;
+      this.clock.set(tick.time);
+      this.engine.setIndexPrice(market.marketId, tick.price, tick.time);
+      const today = Math.floor(tick.time / DAY_MS);
+      const accounts = dirty || open.size > 0 || today !== day;
+      day = today;
+      dirty = false;
+      await this.#pump.publish({ accounts });
+      if (this.pipeline.busy) {
+        await this.pipeline.idle();
+        // What the executor did is visible before the next price.
+        if (dirty) await this.#pump.publish({ markets: false });
+        dirty = false;
+      }
+      hooks.afterStep?.(step);
+    }
+    unsubscribe();
+    return { candles, ticks, firstTime, lastTime, aborted };
+  }
+
+  /** Stop strategies and wait for the executor. */
+  async finish(): Promise<void> {
+    this.pipeline.stopStrategies();
+    await this.pipeline.idle();
+    this.pipeline.close();
+    this.guard.close();
+  }
+
+  get range(): { from: number | undefined; to: number | undefined } {
+    return { from: this.#from, to: this.#to };
+  }
+}
+
+async function* withinRange(rows: AsyncIterable<CandleRow>, from: number | undefined, to: number | undefined): AsyncGenerator<CandleRow> {
+  for await (const row of rows) {
+    if (from !== undefined && row.time < from) continue;
+    if (to !== undefined && row.time >= to) return;
+    yield row;
+  }
+}
+
+async function* prepend<T>(first: T, rest: AsyncIterator<T>): AsyncGenerator<T> {
+  yield first;
+  for (;;) {
+    const next = await rest.next();
+    if (next.done) return;
+    yield next.value;
+  }
+}

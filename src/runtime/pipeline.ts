@@ -1,0 +1,197 @@
+/**
+ * One trading pipeline: strategies → risk guard → executor → exchange, with the store and metrics
+ * listening. The same object runs live, on paper and in backtests; only the clock, the feed and the
+ * exchange handed to it differ. It owns the order of things: an intent is recorded, then judged, the
+ * decision recorded, and only an approved intent reaches the executor.
+ */
+import type { Logger } from 'pino';
+import { Subscription } from 'rxjs';
+import type { Clock } from '../core/clock.js';
+import { silentLogger } from '../core/logger.js';
+import type { Executor } from '../execution/executor.js';
+import type { IntentState, IntentUpdate } from '../execution/types.js';
+import type { MarketFeed } from '../feed/types.js';
+import type { RiskGuard } from '../risk/guard.js';
+import type { Decision, GuardState, GuardStateChange } from '../risk/types.js';
+import type { Store } from '../store/store.js';
+import type { OrderIntent } from '../strategy/intents.js';
+import type { StrategyRunner } from '../strategy/runner.js';
+import type { PipelineMetrics } from './metrics.js';
+
+export interface PipelineAccount {
+  readonly accountId: string;
+  /** Markets the guard watches for this account (every asset its strategies trade). */
+  readonly assets: readonly string[];
+}
+
+export interface PipelineOptions {
+  readonly clock: Clock;
+  readonly feed: MarketFeed;
+  readonly runner: StrategyRunner;
+  readonly guard: RiskGuard;
+  readonly executor: Executor;
+  readonly accounts: readonly PipelineAccount[];
+  readonly store?: Store;
+  readonly metrics?: PipelineMetrics;
+  readonly logger?: Logger;
+  /** Called with every decision after it is recorded (reports collect denials through it). */
+  readonly onDecision?: (decision: Decision) => void;
+  /** Called with every final intent state. */
+  readonly onFinal?: (state: IntentState) => void;
+}
+
+const GUARD_STATE_VALUE: Record<GuardState, number> = { ACTIVE: 0, REDUCING: 1, HALTED: 2 };
+
+export class Pipeline {
+  readonly #o: PipelineOptions;
+  readonly #log: Logger;
+  readonly #subs = new Subscription();
+  /** Submitted intents whose executor promise has not settled. */
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #started = false;
+  #accepting = true;
+  #intents = 0;
+  #approved = 0;
+  #denied = 0;
+
+  constructor(options: PipelineOptions) {
+    this.#o = options;
+    this.#log = options.logger ?? silentLogger;
+  }
+
+  /** Intents submitted to the executor and not yet final. */
+  get busy(): boolean {
+    return this.#inFlight.size > 0;
+  }
+
+  get counts(): { intents: number; approved: number; denied: number; inFlight: number } {
+    return { intents: this.#intents, approved: this.#approved, denied: this.#denied, inFlight: this.#inFlight.size };
+  }
+
+  /** Wire the streams and start the strategies. The guard watches the feed before any strategy runs. */
+  start(): void {
+    if (this.#started) throw new Error('Pipeline.start: already started');
+    this.#started = true;
+    const { guard, runner, executor, feed } = this.#o;
+    for (const account of this.#o.accounts) {
+      this.#subs.add(guard.connect(feed, { accountId: account.accountId, assets: account.assets }));
+    }
+    this.#subs.add(guard.state$.subscribe((change) => this.#onGuardState(change)));
+    this.#subs.add(guard.intents$.subscribe((intent) => this.#onIntent(intent)));
+    this.#subs.add(executor.updates$.subscribe((update) => this.#onUpdate(update)));
+    this.#subs.add(runner.intents$.subscribe((intent) => this.#onIntent(intent)));
+    runner.start();
+  }
+
+  /** Resolves once every submitted intent has reached a final state. */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /**
+   * Stop taking intents: strategies stop, nothing new reaches the executor. Intents already submitted
+   * keep going (the caller drains them with `idle()` or cancels what they placed).
+   */
+  stopStrategies(): void {
+    this.#accepting = false;
+    this.#o.runner.stop();
+  }
+
+  /** Unsubscribe everything. Call after `idle()`. */
+  close(): void {
+    this.#accepting = false;
+    this.#subs.unsubscribe();
+  }
+
+  #onIntent(intent: OrderIntent): void {
+    const { guard, executor, store, metrics } = this.#o;
+    if (!this.#accepting) {
+      this.#log.warn({ intentId: intent.id, strategy: intent.strategy }, 'intent after shutdown began: not executed');
+      return;
+    }
+    this.#intents += 1;
+    metrics?.intents.inc({ strategy: intent.strategy, kind: intent.kind });
+    this.#log.info({ event: 'intent', intent: summarizeIntent(intent) }, `intent ${intent.kind} from ${intent.strategy}`);
+    const decision = guard.check(intent);
+    store?.recordDecision(decision);
+    metrics?.decisions.inc({ verdict: decision.verdict, code: decision.verdict === 'approved' ? 'approved' : decision.code });
+    this.#o.onDecision?.(decision);
+    if (decision.verdict === 'denied') {
+      this.#denied += 1;
+      this.#log.info(
+        { event: 'decision', intentId: intent.id, verdict: 'denied', code: decision.code, rule: decision.rule, reason: decision.reason },
+        `denied ${intent.kind} ${intent.id}: ${decision.code}`,
+      );
+      return;
+    }
+    this.#approved += 1;
+    this.#log.info({ event: 'decision', intentId: intent.id, verdict: 'approved' }, `approved ${intent.kind} ${intent.id}`);
+    const done = executor.submit(intent).then(
+      (state) => state,
+      (err: unknown) => {
+        // The executor records its own failures; a rejection here is a bug worth a loud line.
+        this.#log.error({ event: 'executor_error', intentId: intent.id, err }, 'executor failed an intent');
+      },
+    );
+    this.#inFlight.add(done);
+    void done.finally(() => this.#inFlight.delete(done));
+  }
+
+  #onUpdate(update: IntentUpdate): void {
+    const { state } = update;
+    if (update.kind === 'request') {
+      const last = state.requests[state.requests.length - 1];
+      if (last) {
+        this.#log.info(
+          { event: 'request', intentId: state.intent.id, step: last.step, operation: last.operation, outcome: last.outcome, attempts: last.attempts, code: last.errorCode ?? null },
+          `request ${last.operation} ${last.outcome}`,
+        );
+      }
+      return;
+    }
+    if (update.kind !== 'final') return;
+    this.#log.info(
+      {
+        event: 'result',
+        intentId: state.intent.id,
+        status: state.status,
+        code: state.code,
+        reason: state.reason,
+        orders: state.orders.map((o) => ({ id: o.id, type: o.order.type, status: o.order.status })),
+      },
+      `intent ${state.intent.id} ${state.status}${state.code ? ` (${state.code})` : ''}`,
+    );
+    this.#o.onFinal?.(state);
+  }
+
+  #onGuardState(change: GuardStateChange): void {
+    this.#o.store?.recordGuardState(change);
+    this.#o.metrics?.guardState.set({ account: change.accountId }, GUARD_STATE_VALUE[change.to]);
+    this.#log.warn({ event: 'guard_state', ...change }, `guard ${change.accountId}: ${change.from} → ${change.to}: ${change.reason}`);
+  }
+}
+
+/** The fields of an intent worth a log line (Decimals print as strings through pino's JSON). */
+export function summarizeIntent(intent: OrderIntent): Record<string, unknown> {
+  const base: Record<string, unknown> = { id: intent.id, kind: intent.kind, strategy: intent.strategy, account: intent.accountId, asset: intent.asset };
+  switch (intent.kind) {
+    case 'open':
+      return {
+        ...base,
+        direction: intent.direction,
+        entry: intent.entry.type,
+        sizing: intent.sizing.kind === 'quote' ? `quote ${intent.sizing.amount.toString()}` : `base ${intent.sizing.size.toString()}`,
+        leverage: intent.leverage.toString(),
+        stopLoss: intent.stopLoss?.toString(),
+        takeProfit: intent.takeProfit?.toString(),
+      };
+    case 'close':
+      return { ...base, direction: intent.direction, size: intent.size?.toString() ?? 'all' };
+    case 'protect':
+      return { ...base, direction: intent.direction, stopLoss: intent.stopLoss?.toString(), takeProfit: intent.takeProfit?.toString() };
+    case 'cancel':
+      return { ...base, orderId: intent.orderId };
+    case 'close_all':
+      return { ...base, scope: intent.scope };
+  }
+}

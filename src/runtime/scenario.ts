@@ -1,0 +1,162 @@
+/**
+ * A backtest scenario: what `propbot backtest` runs, from a YAML file (`backtest/*.yaml`) or from
+ * command-line flags. Paths in a file are relative to the file; on the command line, to the working
+ * directory. Built-in example strategies may be named without a path (`sma-cross`).
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Decimal } from 'decimal.js';
+import { z } from 'zod';
+import { ACCOUNT_TYPES, MARKET_CATEGORIES, type AccountType, type MarketCategory } from '../api/types.js';
+import { loadConfigFile } from '../core/config-file.js';
+import { Dec } from '../core/decimal.js';
+import { ConfigError } from '../core/errors.js';
+import { FILE_LAYOUTS, type FileLayout } from '../feed/files/types.js';
+import type { RiskGuardConfigInput } from '../risk/config.js';
+
+export const BACKTEST_PRESETS = ['default', 'zero-cost'] as const;
+export type BacktestPreset = (typeof BACKTEST_PRESETS)[number];
+
+/** The package root (where `strategies/` and `backtest/` ship). */
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ScenarioMarket {
+  readonly asset: string;
+  readonly file: string;
+  readonly category?: MarketCategory;
+  readonly layout?: FileLayout;
+}
+
+export interface Scenario {
+  readonly name: string;
+  readonly strategies: ReadonlyArray<{ use: string; params: Record<string, unknown>; name?: string }>;
+  readonly markets: readonly ScenarioMarket[];
+  readonly from?: number;
+  readonly to?: number;
+  readonly preset: BacktestPreset;
+  readonly balance: Decimal;
+  readonly phase?: string;
+  readonly accountType: AccountType;
+  readonly risk?: RiskGuardConfigInput;
+  readonly out?: string;
+  readonly seed: string;
+  /** Base for relative paths. */
+  readonly baseDir: string;
+  /** The scenario file, when there is one. */
+  readonly file?: string;
+}
+
+const dateValue = z.union([z.string(), z.number(), z.date()]).transform((v, ctx) => {
+  const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
+  if (!Number.isFinite(ms)) {
+    ctx.addIssue({ code: 'custom', message: `expected a date like 2021-05-19 or an ISO date-time, got ${JSON.stringify(v)}` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const strategySchema = z.strictObject({
+  use: z.string().min(1),
+  params: z.record(z.string(), z.unknown()).default({}),
+  name: z.string().min(1).optional(),
+});
+
+export const ScenarioSchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  strategy: strategySchema.optional(),
+  strategies: z.array(strategySchema).min(1).optional(),
+  data: z
+    .array(
+      z.strictObject({
+        asset: z.string().regex(/^[A-Za-z0-9._-]{1,20}$/, 'expected a ticker like BTC'),
+        file: z.string().min(1),
+        category: z.enum(MARKET_CATEGORIES).optional(),
+        layout: z.enum(FILE_LAYOUTS).optional(),
+      }),
+    )
+    .min(1),
+  from: dateValue.optional(),
+  to: dateValue.optional(),
+  preset: z.enum(BACKTEST_PRESETS).default('default'),
+  balance: z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]).default(100000),
+  phase: z.string().min(1).optional(),
+  accountType: z.enum(ACCOUNT_TYPES).default('real'),
+  risk: z.record(z.string(), z.unknown()).optional(),
+  out: z.string().min(1).optional(),
+  seed: z.string().min(1).default('propbot'),
+});
+
+/** Read a scenario file. */
+export function loadScenario(file: string): Scenario {
+  const raw = loadConfigFile(file, ScenarioSchema);
+  const baseDir = path.dirname(path.resolve(file));
+  const strategies = raw.strategies ?? (raw.strategy ? [raw.strategy] : []);
+  if (strategies.length === 0) throw new ConfigError('strategy', 'a scenario needs `strategy` or `strategies`', { file });
+  if (raw.strategy && raw.strategies) throw new ConfigError('strategies', 'give either `strategy` or `strategies`, not both', { file });
+  const scenario: Scenario = {
+    name: raw.name ?? path.basename(file).replace(/\.ya?ml$/, ''),
+    strategies: strategies.map((s) => ({ use: resolveStrategySpec(s.use, baseDir), params: s.params, ...(s.name ? { name: s.name } : {}) })),
+    markets: raw.data.map((d) => ({
+      asset: d.asset.toUpperCase(),
+      file: resolveDataFile(d.file, baseDir),
+      ...(d.category ? { category: d.category } : {}),
+      ...(d.layout ? { layout: d.layout } : {}),
+    })),
+    preset: raw.preset,
+    balance: new Dec(String(raw.balance)),
+    accountType: raw.accountType,
+    seed: raw.seed,
+    baseDir,
+    file,
+    ...(raw.from !== undefined ? { from: raw.from } : {}),
+    ...(raw.to !== undefined ? { to: raw.to } : {}),
+    ...(raw.phase !== undefined ? { phase: raw.phase } : {}),
+    ...(raw.risk !== undefined ? { risk: raw.risk as RiskGuardConfigInput } : {}),
+    ...(raw.out !== undefined ? { out: path.resolve(baseDir, raw.out) } : {}),
+  };
+  checkRange(scenario.from, scenario.to, file);
+  return scenario;
+}
+
+export function checkRange(from: number | undefined, to: number | undefined, file?: string): void {
+  if (from !== undefined && to !== undefined && from >= to) {
+    throw new ConfigError('from', `must be before 'to' (${new Date(from).toISOString()} ≥ ${new Date(to).toISOString()})`, file ? { file } : {});
+  }
+}
+
+/**
+ * A strategy given by name (`sma-cross`) is one of the shipped examples; a path stays a path
+ * (relative to `baseDir`); anything else is a package name for the loader.
+ */
+export function resolveStrategySpec(spec: string, baseDir: string): string {
+  if (/^[a-z0-9][a-z0-9-]*$/.test(spec)) {
+    const shipped = path.join(PACKAGE_ROOT, 'strategies', `${spec}.ts`);
+    if (existsSync(shipped)) return shipped;
+  }
+  if (spec.startsWith('.') || spec.includes('/') || spec.includes('\\') || /\.(m|c)?[jt]s$/.test(spec)) return path.resolve(baseDir, spec);
+  return spec;
+}
+
+function resolveDataFile(file: string, baseDir: string): string {
+  return path.resolve(baseDir, file);
+}
+
+/** Engine preset overrides and market preset names for a backtest preset. */
+export function marketPresetFor(preset: BacktestPreset, category: MarketCategory | undefined): string | undefined {
+  if (preset === 'zero-cost') return 'zero-cost';
+  return category;
+}
+
+/** Guess a ticker from a data file name (`binance-btcusdt-1m.csv` → BTC). */
+export function guessAsset(file: string): string | undefined {
+  const name = path.basename(file).toLowerCase();
+  for (const [needle, asset] of [
+    ['btc', 'BTC'],
+    ['eth', 'ETH'],
+    ['orcl', 'ORCL'],
+  ] as const) {
+    if (name.includes(needle)) return asset;
+  }
+  return undefined;
+}
