@@ -52,7 +52,7 @@ export async function runBacktestCommand(scenarioFile: string | undefined, opts:
   return 0;
 }
 
-function buildScenario(file: string | undefined, opts: BacktestCliOptions): Scenario {
+export function buildScenario(file: string | undefined, opts: BacktestCliOptions): Scenario {
   const base: Scenario | undefined = file !== undefined ? loadScenario(file) : undefined;
   const strategySpec = opts.strategy ?? undefined;
   if (!base && strategySpec === undefined) throw new ConfigError('--strategy', 'give a strategy (--strategy PATH|NAME) or a scenario file');

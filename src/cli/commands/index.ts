@@ -2,10 +2,12 @@ import type { Command } from 'commander';
 import { registerBacktest } from './backtest.js';
 import { registerRun } from './run.js';
 import { registerSandbox } from './sandbox.js';
+import { registerSweep } from './sweep.js';
 
 /** Every subcommand registers itself on the program; add new ones here. */
 export const COMMANDS: Array<(program: Command) => void> = [
   registerRun,
   registerBacktest,
   registerSandbox,
+  registerSweep,
 ];
