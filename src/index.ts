@@ -113,3 +113,22 @@ export type {
 } from './report/index.js';
 
 export * from './risk/index.js';
+
+export { Engine, LocalExchange, ENGINE_PRESETS, mergePresets, validatePresets, ENGINE_ACCOUNT_EVENT_TYPES } from './engine/index.js';
+export type {
+  AccountSpec,
+  EngineConfig,
+  EngineEvent,
+  EngineListener,
+  MarketFlags,
+  MarketSpec,
+  LocalExchangeOptions,
+  AccountPreset,
+  EngineLimits,
+  EnginePresets,
+  MarketPreset,
+  PhasePreset,
+  PresetOverrides,
+  WeeklyBreak,
+  EngineAccountEventType,
+} from './engine/index.js';

@@ -1,0 +1,99 @@
+/**
+ * Exact fp9 integer arithmetic (value × 10^9 as a bigint) for the engine's hot path. Every rounding is
+ * named at the call site: floor / ceil toward −∞ / +∞. Decimals only appear at the edges (requests in,
+ * reads out), converted here.
+ */
+import type { Decimal } from 'decimal.js';
+import { Dec } from '../core/decimal.js';
+import { ConfigError } from '../core/errors.js';
+
+export const S = 1_000_000_000n;
+export const S2 = S * S;
+
+/** ⌊a / b⌋ for any signs (b ≠ 0). */
+export function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+}
+
+/** ⌈a / b⌉ for any signs (b ≠ 0). */
+export function ceilDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return (a % b !== 0n && (a < 0n) === (b < 0n)) ? q + 1n : q;
+}
+
+export const mulFloor = (a: bigint, b: bigint): bigint => floorDiv(a * b, S);
+export const mulCeil = (a: bigint, b: bigint): bigint => ceilDiv(a * b, S);
+export const divFloor = (a: bigint, b: bigint): bigint => floorDiv(a * S, b);
+export const divCeil = (a: bigint, b: bigint): bigint => ceilDiv(a * S, b);
+
+export const minB = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+
+const POW10N: number[] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+const POW10: bigint[] = [];
+for (let i = 0n, p = 1n; i < 80n; i++, p *= 10n) POW10.push(p);
+
+/**
+ * The fp9 integer of a Decimal, read straight from decimal.js's digit words (base 10^7) to stay off
+ * string formatting on the hot path. More than 9 decimals round half-even.
+ */
+export function decToRaw(d: Decimal): bigint {
+  const words = (d as unknown as { d: number[] | null }).d;
+  const e = (d as unknown as { e: number }).e;
+  const sign = (d as unknown as { s: number }).s;
+  if (!words) throw new RangeError(`not a finite number: ${d.toString()}`);
+  if (words.length === 1 && words[0] === 0) return 0n;
+  // Fast path: few digits and an exact result below 2^53 are computed in doubles (exact for integers).
+  if (words.length <= 2) {
+    const w0 = words[0]!;
+    const num = words.length === 2 ? w0 * 10_000_000 + words[1]! : w0;
+    const digits = (w0 >= 1e6 ? 7 : w0 >= 1e5 ? 6 : w0 >= 1e4 ? 5 : w0 >= 1e3 ? 4 : w0 >= 100 ? 3 : w0 >= 10 ? 2 : 1) + (words.length - 1) * 7;
+    const shift = e + 1 - digits + 9;
+    if (shift >= 0 && shift <= 15) {
+      const v = num * POW10N[shift]!;
+      if (Number.isSafeInteger(v)) return BigInt(sign < 0 ? -v : v);
+    }
+  }
+  let acc = BigInt(words[0]!);
+  let digits = String(words[0]).length;
+  for (let i = 1; i < words.length; i++) {
+    acc = acc * 10_000_000n + BigInt(words[i]!);
+    digits += 7;
+  }
+  // value = acc × 10^(e + 1 − digits); fp9 = value × 10^9
+  const shift = e + 1 - digits + 9;
+  let raw: bigint;
+  if (shift >= 0) raw = acc * POW10[shift]!;
+  else {
+    const div = POW10[-shift] ?? 10n ** BigInt(-shift);
+    const q = acc / div;
+    const r = acc - q * div;
+    const twice = r * 2n;
+    raw = twice > div || (twice === div && (q & 1n) === 1n) ? q + 1n : q;
+  }
+  return sign < 0 ? -raw : raw;
+}
+
+/** The Decimal of an fp9 integer, built from its decimal string (no division). */
+export function rawToDec(raw: bigint): Decimal {
+  return new Dec(rawHuman(raw));
+}
+
+/** fp9 integer of an exact decimal string (presets); more than 9 decimals is a ConfigError naming `path`. */
+export function parseRaw(value: string, path: string): bigint {
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(value.trim());
+  if (!m) throw new ConfigError(path, `expected a decimal string like "0.0001", got ${JSON.stringify(value)}`);
+  const frac = m[3] ?? '';
+  if (frac.length > 9) throw new ConfigError(path, `"${value}" has more than 9 decimal places`);
+  const raw = BigInt(m[2]! + frac.padEnd(9, '0'));
+  return m[1] === '-' ? -raw : raw;
+}
+
+/** Human decimal of a raw integer, for messages. */
+export function rawHuman(raw: bigint): string {
+  const neg = raw < 0n;
+  const a = neg ? -raw : raw;
+  const int = a / S;
+  let frac = (a % S).toString().padStart(9, '0').replace(/0+$/, '');
+  return `${neg ? '-' : ''}${int}${frac ? '.' + frac : ''}`;
+}

@@ -1,0 +1,280 @@
+/**
+ * Internal records → the API's domain objects (types.ts), every field as the spec defines it, the
+ * constant compatibility fields included. Built on read only; nothing here runs on the price hot path.
+ */
+import type {
+  Account,
+  AccountEvent,
+  Market,
+  Order,
+  Position,
+  PositionEvent,
+  RiskStatus,
+} from '../api/types.js';
+import { Dec } from '../core/decimal.js';
+import { rawToDec } from './fixed.js';
+import type { AccountEventRec, AccountRt, MarketRt, OrderRt, PositionRt, PositionSnap } from './state.js';
+
+const ONE_DEC = new Dec(1);
+const ZERO_DEC = new Dec(0);
+const d = rawToDec;
+const dn = (raw: bigint | null): ReturnType<typeof rawToDec> | null => (raw === null ? null : rawToDec(raw));
+
+export function orderView(o: OrderRt): Order {
+  return {
+    id: o.id,
+    txId: o.id,
+    index: o.id,
+    trader: o.account.id,
+    market: o.market.id,
+    status: o.status,
+    type: o.type,
+    direction: o.direction,
+    triggerPrice: d(o.trigger),
+    requestedTriggerPrice: dn(o.requestedTrigger),
+    stopPrice: d(o.stopPrice),
+    limitPrice: d(o.limitPrice),
+    stopTriggerPrice: d(o.stopTrigger),
+    takeTriggerPrice: d(o.takeTrigger),
+    trailingStopActivationPrice: d(o.trailActivation),
+    trailingStopOffset: d(o.trailOffset),
+    trailingStopOffsetPercent: d(o.trailOffsetPct),
+    leverage: dn(o.leverage),
+    positionId: o.positionId,
+    parentOrderId: o.parentOrderId,
+    expiration: null,
+    amount: d(o.amount),
+    indexPrice: dn(o.indexPrice),
+    settlementOraclePrice: ONE_DEC,
+    createdAt: new Date(o.createdAt),
+    error: null,
+    realizedPnl: dn(o.realizedPnl),
+    rawRealizedPnl: dn(o.rawRealizedPnl),
+    profitAdjustmentApplied: o.profitAdj,
+    executedAfterPause: false,
+    sizeMode: o.sizeMode,
+    baseSize: dn(o.baseSize),
+    reservedAmount: dn(o.reservedAmount),
+    errorCode: o.errorCode,
+    reason: o.reason,
+  };
+}
+
+function positionFrom(p: PositionRt, s: PositionSnap): Position {
+  const roe = s.marginPutUp > 0n ? rawToDec(s.pnl).div(rawToDec(s.marginPutUp)).toDecimalPlaces(9, Dec.ROUND_DOWN) : ZERO_DEC;
+  return {
+    idx: p.id,
+    txId: p.id,
+    version: s.version,
+    openedAt: new Date(p.openedAt),
+    lastUpdatedAt: new Date(s.lastUpdatedAt),
+    closedAt: s.closedAt === null ? null : new Date(s.closedAt),
+    type: p.direction,
+    status: s.status,
+    market: p.market.id,
+    trader: p.account.id,
+    size: d(s.size),
+    notional: d(s.notional),
+    fraction: ZERO_DEC,
+    margin: d(s.margin),
+    pnl: d(s.pnl),
+    funding: d(s.funding),
+    rolloverFee: ZERO_DEC,
+    settlementOraclePrice: ONE_DEC,
+    fee: d(s.fee),
+    feeRate: d(p.feeRate),
+    exchangedQuote: d(s.exchangedQuote),
+    exchangedBase: d(s.exchangedBase),
+    direction: p.direction,
+    eventName: s.eventName,
+    pnlInEvent: d(s.pnlInEvent),
+    rawPnlInEvent: d(s.rawPnlInEvent),
+    profitAdjustmentApplied: s.profitAdj,
+    holdingTimeMs: s.holdingTimeMs === null ? null : String(s.holdingTimeMs),
+    feeInEvent: d(s.feeInEvent),
+    fundingInEvent: d(s.fundingInEvent),
+    rolloverFeeInEvent: ZERO_DEC,
+    executionFeeRate: ZERO_DEC,
+    executionFeeInEvent: ZERO_DEC,
+    executionFee: ZERO_DEC,
+    timestamp: new Date(s.lastUpdatedAt),
+    isOnchain: true,
+    roe,
+    scalpingCoefficient: d(s.scalpingCoefficient),
+    closeReason: s.closeReason,
+  };
+}
+
+export function positionView(p: PositionRt): Position {
+  return positionFrom(p, p);
+}
+
+export function positionEventView(p: PositionRt, s: PositionSnap, order: OrderRt | undefined): PositionEvent {
+  return { ...positionFrom(p, s), order: order ? orderView(order) : null };
+}
+
+export function accountView(a: AccountRt): Account {
+  const pct = (v: string | null) => (v === null ? null : new Dec(v));
+  return {
+    accountId: a.id,
+    userId: a.userId,
+    paymentId: a.paymentId,
+    challengeId: a.challengeId,
+    tournamentId: null,
+    type: a.type,
+    initialPhase: a.initialPhase,
+    currentPhase: a.phase,
+    status: a.status,
+    profitTarget: pct(a.rules.profitTarget),
+    maxDailyDrawdown: pct(a.rules.maxDailyDrawdown),
+    maxTotalDrawdown: pct(a.rules.maxTotalDrawdown),
+    maxTrailingTotalDrawdown: pct(a.rules.maxTrailingTotalDrawdown),
+    drawdownBase: null,
+    maxDrawdownStop: a.rules.withdrawalPeriodDays !== null && a.totalFloor !== null ? d(a.totalFloor) : null,
+    minTradingDays: a.rules.minTradingDays,
+    suspendedUntil: null,
+    accountBalance: d(a.balance),
+    initialAccountBalance: d(a.initial),
+    maxEquity: dn(a.maxEquity),
+    dayStartEquity: d(a.dayStartEquity),
+    profitableDays: a.profitableDays,
+    prevPeriodProfitableDays: a.prevPeriodProfitableDays,
+    createdAt: new Date(a.createdAt),
+    failureReason: a.failureReason,
+    fundedAt: a.fundedAt === null ? null : new Date(a.fundedAt),
+    failedAt: a.failedAt === null ? null : new Date(a.failedAt),
+    transitionReviewAt: null,
+    currentWithdrawalPeriodStartedAt: a.periodStartedAt === null ? null : new Date(a.periodStartedAt),
+    fundedLimitUnlockedAt: a.fundedLimitUnlockedAt === null ? null : new Date(a.fundedLimitUnlockedAt),
+    maxWithdrawalAmount: d(a.balance + a.upnl > a.payoutBaseline ? a.balance + a.upnl - a.payoutBaseline : 0n),
+    payoutBaselineBalance: d(a.payoutBaseline),
+    isActiveWithdrawalInPeriod: false,
+    profitSplitPercent: a.rules.profitSplitPercent,
+    debt: ZERO_DEC,
+    dailyDrawdownProtection: null,
+    aiFailedReport: false,
+    apiTrading: a.apiTrading,
+    availableMarkets: a.category ?? 'all',
+    antifraudStatus: 'ok',
+    tradingLockReason: a.status.startsWith('trading_locked') ? a.status : null,
+    tournament: null,
+    restore: {},
+  };
+}
+
+export function accountEventView(e: AccountEventRec): AccountEvent {
+  return {
+    eventType: e.eventType,
+    payload: { ...e.payload },
+    id: e.id,
+    accountId: e.account.id,
+    createdAt: new Date(e.createdAt),
+    account: accountView(e.account),
+  };
+}
+
+export function riskStatusView(a: AccountRt): RiskStatus {
+  const equity = a.balance + a.upnl;
+  const limitPct = a.rules.consistencyLimit;
+  const limit = limitPct === null ? ZERO_DEC : new Dec(limitPct).div(100);
+  let ratio: ReturnType<typeof rawToDec> | null = null;
+  let met: boolean | null = null;
+  if (a.periodStartEquity !== null && equity - a.periodStartEquity > 0n) {
+    const best = a.maxPeriodDelta ?? 0n;
+    ratio = rawToDec(best).div(rawToDec(equity - a.periodStartEquity)).toDecimalPlaces(9, Dec.ROUND_CEIL);
+    met = ratio.lte(limit);
+  }
+  return {
+    accountId: a.id,
+    tradingDays: a.tradingDays,
+    currentBalance: d(a.balance),
+    currentEquity: d(equity),
+    dayStartEquity: d(a.dayStartEquity),
+    maxEquity: dn(a.maxEquity),
+    periodStartEquity: dn(a.periodStartEquity),
+    maxPeriodDailyEquityDelta: dn(a.maxPeriodDelta),
+    maxPeriodDailyEquityDeltaAt: a.maxPeriodDeltaAt === null ? null : new Date(a.maxPeriodDeltaAt),
+    consistencyRuleApplies: limitPct !== null,
+    consistencyRuleMet: met,
+    consistencyRuleRatio: ratio,
+    consistencyRuleLimit: limit,
+    payoutBaselineBalance: d(a.payoutBaseline),
+    isPayoutBaselineRequirementMet: equity > a.payoutBaseline,
+  };
+}
+
+/** The price at or before `t` from the market's minute history; 0 when none. */
+function priceAt(m: MarketRt, t: number): bigint {
+  let lo = 0;
+  let hi = m.histAt.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (m.histAt[mid]! <= t) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found < 0 ? 0n : m.histPrice[found]!;
+}
+
+export interface MarketViewOptions {
+  now: number;
+  /** Leverage caps resolved for one account (type and phase); omitted: platform-wide. */
+  maxLeverageByAccount?: Record<string, bigint>;
+}
+
+export function marketView(m: MarketRt, opts: MarketViewOptions): Market {
+  const lev = opts.maxLeverageByAccount ?? m.maxLeverageByType;
+  const maxLeverageByAccount: Record<string, ReturnType<typeof rawToDec>> = {};
+  for (const [k, v] of Object.entries(lev)) maxLeverageByAccount[k] = d(v);
+  const sched = m.schedule ? m.schedule.at(opts.now) : null;
+  return {
+    id: m.id,
+    config: { ...m.config, tags: [...m.config.tags] },
+    state: {
+      indexPrice: d(m.hasPrice ? m.price : 0n),
+      blockTimestamp: m.priceAt,
+      fundingRate: d(m.fundingRate),
+      nextFundingAt: m.nextFundingAt,
+      lastFundingAt: m.lastFundingAt,
+      vpiSpread: d(m.vpiSpread),
+      vpiMarketDepthLong: d(m.depthLong),
+      vpiMarketDepthShort: d(m.depthShort),
+      vpiCoefficientLong: d(m.coefLong),
+      vpiCoefficientShort: d(m.coefShort),
+    },
+    settings: {
+      fee: d(m.fee),
+      minInitMarginRatio: d(m.minImr),
+      initMarginRatio: d(m.imr),
+      maintenanceMarginRatio: d(m.mmr),
+      maxLeverageByAccount,
+      spreadLimit: d(m.spreadLimit),
+      maxPriceImpact: d(m.maxImpact),
+      maxPriceSpread: d(m.maxPriceSpread),
+      maxOpenNotionalLong: d(m.maxOpenLong),
+      maxOpenNotionalShort: d(m.maxOpenShort),
+      minStopTriggerDistanceRatio: d(m.minStopDist),
+      isCloseOnly: m.isCloseOnly,
+      isClosed: m.isClosed,
+      isPaused: m.isPaused || m.inPause,
+      isZeroSpread: m.isZeroSpread,
+    },
+    change: {
+      initialPrice: d(priceAt(m, opts.now - 86_400_000)),
+      initialPrice1h: d(priceAt(m, opts.now - 3_600_000)),
+      initialPrice4h: d(priceAt(m, opts.now - 14_400_000)),
+    },
+    schedule: sched
+      ? {
+          nextPauseAt: sched.nextPauseAt,
+          nextUnpauseAt: sched.nextUnpauseAt,
+          closestPauseAt: sched.closestPauseAt,
+          closestUnpauseAt: sched.closestUnpauseAt,
+          pausedAt: sched.pausedAt,
+          inPause: sched.inPause,
+        }
+      : null,
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * Conformance: the Market record from presets, flags, the weekly schedule of an RWA market, `change`,
+ * market reads (get with account resolution, list, 404s) and the zero-cost preset.
+ */
+import { describe, expect, it } from 'vitest';
+import { MarketPausedError, NotFoundError } from '../../src/api/errors.js';
+import { SCHEDULE_NONE_AHEAD } from '../../src/api/types.js';
+import { dec } from '../../src/core/decimal.js';
+import { ConfigError } from '../../src/core/errors.js';
+import { ENGINE_PRESETS, Engine } from '../../src/engine/index.js';
+import { D, HOUR, MIN, T0, rejects } from './helpers.js';
+
+describe('Market record', () => {
+  it('config, state, settings from the crypto preset; index price and block timestamp from the caller', async () => {
+    const e = new Engine({ startMs: T0 });
+    const m = e.addMarket({ baseAsset: 'BTC', price: dec('42000.5'), priority: 10 });
+    e.addUser('u');
+    e.setIndexPrice(m.id, dec('42100'), T0 + 5000);
+    const got = await e.exchangeFor('u').getMarket(m.id);
+    const p = ENGINE_PRESETS.markets['crypto']!;
+    expect(got.config).toMatchObject({ baseAsset: 'BTC', quoteAsset: p.quoteAsset, category: 'crypto', priority: 10, ticker: 'BTCUSD' });
+    expect(got.state.indexPrice.toString()).toBe('42100');
+    expect(got.state.blockTimestamp).toBe(T0 + 5000);
+    expect(got.state.fundingRate.toString()).toBe(dec(p.fundingRate).toString());
+    expect(got.state.vpiSpread.toString()).toBe(dec(p.vpiSpread).toString());
+    expect(got.state.vpiMarketDepthLong.toString()).toBe(dec(p.vpiMarketDepthLong).toString());
+    expect(got.state.vpiCoefficientShort.toString()).toBe(dec(p.vpiCoefficientShort).toString());
+    expect(got.settings.fee.toString()).toBe('0.00008');
+    expect(got.settings.maintenanceMarginRatio.toString()).toBe(dec(p.maintenanceMarginRatio).toString());
+    expect(got.settings.maxLeverageByAccount['real']!.toString()).toBe('5');
+    expect(got.settings.minStopTriggerDistanceRatio.toString()).toBe(dec(p.minStopTriggerDistanceRatio).toString());
+    expect([got.settings.isPaused, got.settings.isCloseOnly, got.settings.isClosed, got.settings.isZeroSpread]).toEqual([false, false, false, false]);
+    expect(got.schedule).toBeNull();
+    expect(e.marketByAsset('BTC')!.id).toBe(m.id);
+    expect(e.marketByAsset('XYZ')).toBeUndefined();
+  });
+  it('flags set by the caller show in settings; zero spread fills at the index price', async () => {
+    const e = new Engine({ startMs: T0 });
+    const m = e.addMarket({ baseAsset: 'BTC', price: dec(50000), overrides: { maxPriceImpact: '0' } });
+    const acc = e.openAccount({ userId: 'u', type: 'demo', initialBalance: dec(10000) });
+    e.setMarketFlags(m.id, { isZeroSpread: true, isCloseOnly: true, isClosed: true, isPaused: true });
+    const got = await e.exchangeFor('u').getMarket(m.id);
+    expect([got.settings.isPaused, got.settings.isCloseOnly, got.settings.isClosed, got.settings.isZeroSpread]).toEqual([true, true, true, true]);
+    e.setMarketFlags(m.id, { isCloseOnly: false, isClosed: false, isPaused: false });
+    await e.exchangeFor('u').createOrder({ accountId: acc.accountId, marketId: m.id, type: 'market', direction: 'long', amount: D(100), leverage: D(2) });
+    const [p] = await e.exchangeFor('u').listActivePositions(acc.accountId, 'BTC');
+    expect(p!.exchangedQuote.div(p!.exchangedBase).toDecimalPlaces(2).toString()).toBe('50000');
+  });
+  it('change: the price 24 h, 4 h and 1 h ago; 0 without history', async () => {
+    const e = new Engine({ startMs: T0 });
+    const m = e.addMarket({ baseAsset: 'BTC', price: dec(100) });
+    e.addUser('u');
+    let got = await e.exchangeFor('u').getMarket(m.id);
+    expect([got.change.initialPrice.toString(), got.change.initialPrice4h.toString(), got.change.initialPrice1h.toString()]).toEqual(['0', '0', '0']);
+    for (let h = 1; h <= 30; h++) e.setIndexPrice(m.id, dec(100 + h), T0 + h * HOUR);
+    got = await e.exchangeFor('u').getMarket(m.id);
+    expect(got.change.initialPrice.toString()).toBe('106'); // at 30h − 24h = 6h
+    expect(got.change.initialPrice4h.toString()).toBe('126');
+    expect(got.change.initialPrice1h.toString()).toBe('129');
+  });
+  it('bad market specs are refused with the config key', () => {
+    const e = new Engine({ startMs: T0 });
+    expect(() => e.addMarket({ baseAsset: 'X', preset: 'nope' })).toThrow(ConfigError);
+    expect(() => e.addMarket({ baseAsset: 'X', overrides: { fee: 'abc' } })).toThrow(/markets\.crypto\.fee/);
+    e.addMarket({ baseAsset: 'X' });
+    expect(() => e.addMarket({ baseAsset: 'X' })).toThrow(/exists already/);
+  });
+});
+
+describe('weekly schedule (RWA: paused Friday 21:00 UTC to Sunday 21:00 UTC)', () => {
+  // 2024-01-05 is a Friday
+  const FRI_21 = Date.UTC(2024, 0, 5, 21);
+  const SUN_21 = Date.UTC(2024, 0, 7, 21);
+  it('schedule fields computed from engine time; paused in the break; orders refused with market_paused', async () => {
+    const e = new Engine({ startMs: T0 });
+    const m = e.addMarket({ baseAsset: 'XAU', category: 'rwa', price: dec(2000) });
+    const acc = e.openAccount({ userId: 'u', type: 'demo', initialBalance: dec(10000) });
+    const ex = e.exchangeFor('u');
+    let got = await ex.getMarket(m.id);
+    expect(got.config.category).toBe('rwa');
+    expect(got.settings.fee.toString()).toBe('0.000035');
+    expect(got.schedule).toEqual({ nextPauseAt: FRI_21, nextUnpauseAt: SUN_21, closestPauseAt: FRI_21, closestUnpauseAt: SUN_21, pausedAt: 0, inPause: false });
+    e.advanceTo(FRI_21 + MIN);
+    got = await ex.getMarket(m.id);
+    expect(got.settings.isPaused).toBe(true);
+    expect(got.schedule).toEqual({
+      nextPauseAt: FRI_21 + 7 * 86_400_000,
+      nextUnpauseAt: SUN_21,
+      closestPauseAt: FRI_21,
+      closestUnpauseAt: SUN_21,
+      pausedAt: FRI_21,
+      inPause: true,
+    });
+    await rejects(ex.createOrder({ accountId: acc.accountId, marketId: m.id, type: 'market', direction: 'long', amount: D(100), leverage: D(2) }), MarketPausedError, 'market_paused');
+    e.setIndexPrice(m.id, dec(2001), SUN_21);
+    got = await ex.getMarket(m.id);
+    expect(got.settings.isPaused).toBe(false);
+    expect(got.schedule!.inPause).toBe(false);
+    const ok = await ex.createOrder({ accountId: acc.accountId, marketId: m.id, type: 'market', direction: 'long', amount: D(100), leverage: D(2) });
+    expect(ok.value.status).toBe('executed');
+    expect(SCHEDULE_NONE_AHEAD).toBeGreaterThan(got.schedule!.nextPauseAt);
+  });
+  it('closeOnWeeklyBreak: positions force-closed at the break with weekly_session_risk_close; their stops cancelled with it', async () => {
+    const e = new Engine({ startMs: T0 });
+    const m = e.addMarket({ baseAsset: 'XAU', category: 'rwa', price: dec(2000), overrides: { closeOnWeeklyBreak: true } });
+    const acc = e.openAccount({ userId: 'u', type: 'demo', initialBalance: dec(10000) });
+    const ex = e.exchangeFor('u');
+    await ex.createOrder({ accountId: acc.accountId, marketId: m.id, type: 'market', direction: 'long', amount: D(500), leverage: D(5), stopTriggerPrice: D(1900) });
+    const entry = await ex.createOrder({ accountId: acc.accountId, marketId: m.id, type: 'limit', direction: 'long', amount: D(100), leverage: D(2), triggerPrice: D(1800) });
+    const [p] = await ex.listActivePositions(acc.accountId, 'XAU');
+    e.advanceTo(FRI_21 - 1);
+    expect((await ex.listActivePositions(acc.accountId, 'XAU')).length).toBe(1);
+    e.advanceTo(FRI_21);
+    expect(await ex.listActivePositions(acc.accountId, 'XAU')).toEqual([]);
+    const [ev] = await ex.getPositionHistory(p!.idx);
+    expect([ev!.eventName, ev!.closeReason, ev!.order]).toEqual(['forceClose', 'weekly_session_risk_close', null]);
+    const stop = (await ex.listOrderHistory(acc.accountId, 'XAU')).data.find((o) => o.type === 'stop')!;
+    expect([stop.status, stop.reason]).toEqual(['canceled', 'weekly_session_risk_close']);
+    expect((await ex.listActiveOrders(acc.accountId)).map((o) => o.id)).toEqual([entry.value.id]);
+  });
+  it('an empty schedule: zeros (no breaks at all)', async () => {
+    const e = new Engine({ startMs: T0 });
+    const m = e.addMarket({ baseAsset: 'XAG', category: 'rwa', price: dec(20), schedule: [] });
+    e.addUser('u');
+    const got = await e.exchangeFor('u').getMarket(m.id);
+    expect(got.schedule).toEqual({ nextPauseAt: 0, nextUnpauseAt: 0, closestPauseAt: 0, closestUnpauseAt: 0, pausedAt: 0, inPause: false });
+  });
+});
+
+describe('market reads', () => {
+  it('get with accountId resolves leverage for the account; hidden outside its category; list sorted by priority', async () => {
+    const e = new Engine({ startMs: T0 });
+    const btc = e.addMarket({ baseAsset: 'BTC', price: dec(50000), priority: 1 });
+    const eth = e.addMarket({ baseAsset: 'ETH', price: dec(3000), priority: 5 });
+    const gold = e.addMarket({ baseAsset: 'XAU', category: 'rwa', price: dec(2000) });
+    const acc = e.openAccount({ userId: 'u', type: 'real', initialBalance: dec(10000), category: 'crypto', rules: { maxLeverage: '3' } });
+    const ex = e.exchangeFor('u');
+    const m = await ex.getMarket(btc.id, { accountId: acc.accountId });
+    expect(Object.keys(m.settings.maxLeverageByAccount)).toEqual(['real']);
+    expect(m.settings.maxLeverageByAccount['real']!.toString()).toBe('3');
+    await rejects(ex.getMarket(gold.id, { accountId: acc.accountId }), NotFoundError, 'not_found');
+    await rejects(ex.getMarket('nope'), NotFoundError, 'not_found');
+    expect((await ex.listMarkets()).map((x) => x.id)).toEqual([eth.id, btc.id, gold.id]);
+  });
+});
+
+describe('zero-cost preset', () => {
+  it('no fee, spread, impact or funding; leverage 1 allowed; fills exactly at the index price', async () => {
+    const e = new Engine({ startMs: T0 });
+    const m = e.addMarket({ baseAsset: 'BTC', preset: 'zero-cost', price: dec(40000) });
+    const acc = e.openAccount({ userId: 'u', type: 'demo', initialBalance: dec(10000) });
+    const ex = e.exchangeFor('u');
+    await ex.createOrder({ accountId: acc.accountId, marketId: m.id, type: 'market', direction: 'long', amount: D(4000), leverage: D(1) });
+    const [p] = await ex.listActivePositions(acc.accountId, 'BTC');
+    expect(p!.size.toString()).toBe('0.1');
+    expect(p!.fee.isZero()).toBe(true);
+    e.setIndexPrice(m.id, dec(41000), T0 + 10 * HOUR);
+    await ex.closeAllPositions(acc.accountId);
+    const rs = await ex.getRiskStatus(acc.accountId);
+    expect(rs.currentBalance.toString()).toBe('10100');
+  });
+});
