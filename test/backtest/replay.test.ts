@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { Dec } from '../../src/core/decimal.js';
+import type { CandleRow } from '../../src/feed/files/types.js';
+import { candleTicks, replayTicks, type ReplayMarket } from '../../src/runtime/replay.js';
+
+const row = (time: number, open: string, high: string, low: string, close: string): CandleRow => ({ time, open, high, low, close, volume: '1', line: 2 });
+
+describe('candle → ticks', () => {
+  it('a rising candle goes open, low, high, close; a falling one open, high, low, close', () => {
+    const up = candleTicks(row(0, '10', '15', '8', '12'), 60_000).map((t) => t.price.toString());
+    expect(up).toEqual(['10', '8', '15', '12']);
+    const down = candleTicks(row(0, '10', '15', '8', '9'), 60_000).map((t) => t.price.toString());
+    expect(down).toEqual(['10', '15', '8', '9']);
+  });
+
+  it('keeps every tick inside the period, in time order, and skips repeated prices but never the open', () => {
+    const ticks = candleTicks(row(1_000_000, '10', '10', '10', '10'), 60_000);
+    expect(ticks).toEqual([{ time: 1_000_000, price: new Dec('10') }]);
+    const full = candleTicks(row(1_000_000, '10', '15', '8', '12'), 60_000);
+    expect(full.map((t) => t.time)).toEqual([1_000_000, 1_020_000, 1_040_000, 1_059_999]);
+  });
+
+  it('interleaves markets of different periods by time, markets in order on ties', async () => {
+    const markets = new Map<string, ReplayMarket>([
+      ['H', { asset: 'H', marketId: 'h', periodMs: 3_600_000 }],
+      ['M', { asset: 'M', marketId: 'm', periodMs: 60_000 }],
+    ]);
+    async function* rows() {
+      yield { key: 'H', source: 0, row: row(0, '1', '2', '0.5', '1.5') };
+      yield { key: 'M', source: 1, row: row(0, '10', '11', '9', '10.5') };
+      yield { key: 'M', source: 1, row: row(60_000, '10.5', '11', '10', '10.8') };
+      yield { key: 'H', source: 0, row: row(3_600_000, '1.5', '1.6', '1.4', '1.45') };
+    }
+    const steps = [];
+    for await (const s of replayTicks(rows(), markets)) steps.push(s);
+    const times = steps.map((s) => s.tick.time);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    // At time 0 both markets open; H (listed first) goes first.
+    expect(steps.slice(0, 2).map((s) => s.market.asset)).toEqual(['H', 'M']);
+    // The hour candle's close (at 3_599_999) comes after both minute candles.
+    const hClose = steps.findIndex((s) => s.market.asset === 'H' && s.tick.time === 3_599_999);
+    const lastMinute = steps.findLastIndex((s) => s.market.asset === 'M');
+    expect(hClose).toBeGreaterThan(lastMinute);
+    expect(steps.filter((s) => s.candleStart).length).toBe(4);
+  });
+});
