@@ -41,8 +41,11 @@ export function computeChallenge(result: BacktestResult): ChallengeOutcome | nul
   const c = result.challenge;
   if (!c) return null;
   const initial = result.initialBalance;
-  let targetReachedAt: number | null = null;
-  if (c.profitTargetPct !== null) {
+  // The engine's verdict comes first: once it moved the account out of the starting phase, that
+  // phase was passed then, whatever the equity samples (taken once a minute) happened to catch.
+  const promoted = c.transitions?.find((t) => t.from === c.phase && t.to !== 'failed') ?? null;
+  let targetReachedAt: number | null = promoted?.at ?? null;
+  if (targetReachedAt === null && c.profitTargetPct !== null) {
     const target = initial.times(new Dec(1).plus(c.profitTargetPct.div(100)));
     targetReachedAt = result.equity.find((s) => s.equity.gte(target))?.time ?? null;
   }
@@ -58,17 +61,19 @@ export function computeChallenge(result: BacktestResult): ChallengeOutcome | nul
   const bestDayShare = best && best.pnl.gt(0) && netPnl.gt(0) ? best.pnl.div(netPnl).times(100) : null;
   const consistencyMet = c.consistencyLimitPct === null || bestDayShare === null ? null : bestDayShare.lte(c.consistencyLimitPct);
   const tradingDays = new Set(result.fills.map((f) => utcDay(f.time))).size;
-  const failed = c.failure !== null;
+  // A failure after the promotion belongs to the next phase, not to this one.
+  const failure = c.failure !== null && (promoted === null || c.failure.at < promoted.at) ? c.failure : null;
   const passed =
-    !failed &&
-    (c.profitTargetPct === null || targetReachedAt !== null) &&
-    (c.minProfitableDays === null || profitableDays >= c.minProfitableDays) &&
-    consistencyMet !== false;
+    failure === null &&
+    (promoted !== null ||
+      ((c.profitTargetPct === null || targetReachedAt !== null) &&
+        (c.minProfitableDays === null || profitableDays >= c.minProfitableDays) &&
+        consistencyMet !== false));
   return {
     phase: c.phase,
     passed,
-    failedRule: c.failure?.rule ?? null,
-    failedAt: c.failure?.at ?? null,
+    failedRule: failure?.rule ?? null,
+    failedAt: failure?.at ?? null,
     targetReachedAt,
     daysToTarget,
     tradingDays,

@@ -70,6 +70,8 @@ export interface ReportJson {
     readonly bestDayPnl: string | null;
     readonly bestDayShare: string | null;
     readonly consistencyMet: boolean | null;
+    /** Phase changes the engine made during the run. */
+    readonly transitions: readonly { readonly at: string; readonly from: string; readonly to: string }[];
     readonly rules: {
       readonly profitTargetPct: string | null;
       readonly maxDailyDrawdownPct: string | null;
@@ -170,6 +172,7 @@ export function buildReportJson(result: BacktestResult): ReportJson {
             bestDayPnl: ch.bestDayPnl === null ? null : money(ch.bestDayPnl),
             bestDayShare: ratioOrNull(ch.bestDayShare),
             consistencyMet: ch.consistencyMet,
+            transitions: (c.transitions ?? []).map((t) => ({ at: iso(t.at)!, from: t.from, to: t.to })),
             rules: {
               profitTargetPct: ratioOrNull(c.profitTargetPct),
               maxDailyDrawdownPct: ratioOrNull(c.maxDailyDrawdownPct),

@@ -95,6 +95,11 @@ export interface ChallengeInfo {
   readonly profitableDayPct: Decimal;
   /** The engine's failure, if the account failed: the rule (`max_daily_drawdown`, …) and when. */
   readonly failure: { readonly rule: string; readonly at: number } | null;
+  /**
+   * Phase changes the engine made during the run (`phase` is the one the run started in). A change
+   * out of `phase` is the engine's verdict that the phase was passed, at that moment.
+   */
+  readonly transitions?: ReadonlyArray<{ readonly at: number; readonly from: string; readonly to: string }>;
 }
 
 /** Pnl of one UTC day. */

@@ -74,7 +74,22 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   const funding: FundingRecord[] = [];
   const trades = new Map<string, OpenTrade>();
   const parentOf = new Map<string, string>();
+  // A phase change (evaluation passed, say) resets the balance to the initial size. The engine's
+  // verdict is kept as a transition, and the equity curve stays continuous: what the account had
+  // before the reset is carried as an offset, so drawdown and pnl measure trading, not the reset.
+  const startPhase = engine.getAccount(accountId)?.currentPhase ?? 'active_evaluation';
+  const transitions: Array<{ at: number; from: string; to: string }> = [];
+  let offset = ZERO;
   const unsubscribe = engine.onEvent((e) => {
+    if (e.kind === 'account') {
+      const ev = e.event;
+      if (ev.accountId === accountId && ev.eventType === 'phase_passed') {
+        const before = engine.riskStatus(accountId)?.currentBalance;
+        if (before) offset = offset.plus(before.minus(options.balance));
+        transitions.push({ at: e.at, from: String(ev.payload['fromPhase']), to: String(ev.payload['toPhase']) });
+      }
+      return;
+    }
     if (e.kind === 'order') {
       if (e.order.parentOrderId) parentOf.set(e.order.id, e.order.parentOrderId);
       return;
@@ -155,7 +170,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     if (minute !== lastMinute) {
       lastMinute = minute;
       const status = engine.riskStatus(accountId);
-      if (status) equity.push({ time: t, equity: status.currentEquity });
+      if (status) equity.push({ time: t, equity: status.currentEquity.plus(offset) });
     }
     if (keepPrices) {
       let series = candles.get(step.market.asset);
@@ -192,7 +207,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   const finalStatus = engine.riskStatus(accountId);
   const endTime = stats.lastTime ?? session.clock.now();
   if (finalStatus && (equity.length === 0 || equity[equity.length - 1]!.time !== endTime)) {
-    equity.push({ time: endTime, equity: finalStatus.currentEquity });
+    equity.push({ time: endTime, equity: finalStatus.currentEquity.plus(offset) });
   }
   const result: BacktestResult = {
     name: options.name ?? 'backtest',
@@ -206,7 +221,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     denials,
     funding,
     perf: { snapshots: stats.ticks, candles: stats.candles, wallMs: Math.round(wallMs) },
-    challenge: challengeInfo(session, mergePresets(ENGINE_PRESETS, options.presets)),
+    challenge: challengeInfo(session, mergePresets(ENGINE_PRESETS, options.presets), startPhase, transitions),
     prices: [...candles.entries()].map(([market, c]) => ({ market, candles: c })),
   };
   return { result, stats, session };
@@ -236,19 +251,28 @@ function chartAction(p: PositionEvent): string {
   return p.status === 'opened' ? 'decrease' : 'close';
 }
 
-function challengeInfo(session: LocalSession, presets: EnginePresets): ChallengeInfo | undefined {
+function challengeInfo(
+  session: LocalSession,
+  presets: EnginePresets,
+  phase: string,
+  transitions: ReadonlyArray<{ at: number; from: string; to: string }>,
+): ChallengeInfo | undefined {
   const account = session.engine.getAccount(session.accountId);
-  const status = session.engine.riskStatus(session.accountId);
-  if (!account || !status) return undefined;
+  const rules = presets.phases[phase];
+  if (!account || !rules) return undefined;
+  const pct = (v: string | null): Decimal | null => (v === null ? null : new Dec(v));
+  const failure = account.failureReason && account.failedAt ? { rule: account.failureReason, at: account.failedAt.getTime() } : null;
+  // The rules of the phase the run started in, which is the phase the verdict is about.
   return {
-    phase: account.currentPhase,
-    profitTargetPct: account.profitTarget,
-    maxDailyDrawdownPct: account.maxDailyDrawdown,
-    maxTotalDrawdownPct: account.maxTotalDrawdown,
-    maxTrailingDrawdownPct: account.maxTrailingTotalDrawdown,
-    minProfitableDays: account.minTradingDays,
-    consistencyLimitPct: status.consistencyRuleApplies ? status.consistencyRuleLimit.times(100) : null,
-    profitableDayPct: new Dec(presets.phases[account.currentPhase]?.profitableDayThreshold ?? '0.5'),
-    failure: account.failureReason && account.failedAt ? { rule: account.failureReason, at: account.failedAt.getTime() } : null,
+    phase,
+    profitTargetPct: pct(rules.profitTarget),
+    maxDailyDrawdownPct: pct(rules.maxDailyDrawdown),
+    maxTotalDrawdownPct: pct(rules.maxTotalDrawdown),
+    maxTrailingDrawdownPct: pct(rules.maxTrailingTotalDrawdown),
+    minProfitableDays: rules.minTradingDays,
+    consistencyLimitPct: pct(rules.consistencyLimit),
+    profitableDayPct: new Dec(rules.profitableDayThreshold),
+    failure,
+    transitions: [...transitions, ...(failure ? [{ at: failure.at, from: account.currentPhase, to: 'failed' }] : [])],
   };
 }

@@ -157,6 +157,28 @@ describe('challenge section', () => {
   });
 });
 
+describe('challenge section: the engine moved the account on', () => {
+  // The samples never show the target (they are a minute apart); the engine promoted the account anyway.
+  const equity = [eq(T0 + 60_000, 101), eq(T0 + DAY + 60_000, 104.9)];
+  const promoted = { at: T0 + DAY + 30_000, from: 'active_evaluation', to: 'active_verification' };
+
+  it('a promotion out of the starting phase is a pass, at the moment of the promotion', () => {
+    const ch = computeChallenge(result({ equity, challenge: { ...evaluation, transitions: [promoted] } }))!;
+    expect(ch).toMatchObject({ passed: true, targetReachedAt: promoted.at, daysToTarget: 2, failedRule: null });
+    // Without the promotion the same samples do not pass.
+    expect(computeChallenge(result({ equity, challenge: evaluation }))!.passed).toBe(false);
+  });
+
+  it('a failure in the next phase does not fail the phase that was passed; a failure before it does', () => {
+    const later = { rule: 'max_total_drawdown', at: T0 + DAY + 50_000 };
+    const after = computeChallenge(result({ equity, challenge: { ...evaluation, failure: later, transitions: [promoted, { at: later.at, from: 'active_verification', to: 'failed' }] } }))!;
+    expect(after).toMatchObject({ passed: true, failedRule: null });
+    const before = { rule: 'max_daily_drawdown', at: T0 + 90_000 };
+    const failed = computeChallenge(result({ equity, challenge: { ...evaluation, failure: before, transitions: [{ at: before.at, from: 'active_evaluation', to: 'failed' }] } }))!;
+    expect(failed).toMatchObject({ passed: false, failedRule: 'max_daily_drawdown' });
+  });
+});
+
 describe('report.json', () => {
   it('writes money as exact decimal strings and ratios rounded to 6 places', () => {
     const fills = [
