@@ -28,7 +28,7 @@ export async function runBacktestCommand(scenarioFile: string | undefined, opts:
       const preset = marketPresetFor(scenario.preset, m.category);
       return { ...m, ...(preset !== undefined ? { preset } : {}) };
     }),
-    strategies: scenario.strategies.map((s, i) => ({ ...s, configPath: scenario.file ? `strategies.${i}` : '--params' })),
+    strategies: scenario.strategies.map((s, i) => ({ ...s, configPath: scenario.file ? `strategies.${i}` : '--param' })),
     balance: scenario.balance,
     accountType: scenario.accountType,
     seed: scenario.seed,

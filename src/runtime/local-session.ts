@@ -166,7 +166,9 @@ export class LocalSession {
         loaded.push(s);
         continue;
       }
-      const loadOptions: Parameters<typeof loadStrategy>[1] = { params: s.params ?? {}, configPath: `${s.configPath ?? `strategies.${i}`}.params` };
+      // A config key gets `.params` appended; a command-line flag (`--param`) is named as it is.
+      const where = s.configPath ?? `strategies.${i}`;
+      const loadOptions: Parameters<typeof loadStrategy>[1] = { params: s.params ?? {}, configPath: where.startsWith('--') ? where : `${where}.params` };
       if (options.cwd !== undefined) loadOptions.cwd = options.cwd;
       if (options.configFile !== undefined) loadOptions.configFile = options.configFile;
       loaded.push(await loadStrategy(s.use, loadOptions));

@@ -1,0 +1,119 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO, tempDir } from './helpers.js';
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `propbot …` as a real child process, from the build that `npm test` makes first. */
+function propbot(args: string[], cwd = REPO): Promise<Result> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(REPO, 'bin/propbot.js'), ...args], { cwd, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const ORCL = path.join(REPO, 'backtest/data/pyalgotrade-orcl-2001-daily.csv');
+const COINBASE = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
+
+describe('propbot CLI', () => {
+  it('--version prints the package version and --help lists the commands', async () => {
+    const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
+    const v = await propbot(['--version']);
+    expect(v).toMatchObject({ code: 0 });
+    expect(v.stdout.trim()).toBe(pkg.version);
+    const h = await propbot(['--help']);
+    expect(h.code).toBe(0);
+    for (const command of ['run', 'backtest', 'sandbox', 'sweep']) expect(h.stdout).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
+  });
+
+  it('an unknown command or option exits 2 and says what was wrong', async () => {
+    const r = await propbot(['backtset']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown command 'backtset'");
+  });
+});
+
+describe('propbot backtest', () => {
+  it('runs a strategy over a data file and writes report.json and report.html', async () => {
+    const out = tempDir();
+    const r = await propbot(['backtest', '--strategy', 'sma-cross', '--data', `ORCL=${ORCL}`, '--preset', 'zero-cost',
+      '--params', '{"asset":"ORCL","period":"1D","fast":5,"slow":20,"leverage":"1","allowShort":false}', '--out', out, '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout);
+    expect(json.summary.initialBalance).toBe('100000');
+    for (const key of ['finalEquity', 'netPnl', 'fees', 'funding']) expect(typeof json.summary[key]).toBe('string');
+    expect(json.summary.fees).toBe('0'); // zero-cost preset
+    expect(json.fills.length).toBeGreaterThan(0);
+    expect(json.fills.every((f: { intentId: string | null }) => typeof f.intentId === 'string' && f.intentId.startsWith('sma-cross:'))).toBe(true);
+    expect(json.challenge.phase).toBe('active_evaluation');
+    expect(json.perf.candles).toBe(248);
+    expect(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'))).toEqual(json);
+    expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain('<html');
+  });
+
+  it('reads the raw CryptoDataDownload file as is and prints a summary table', async () => {
+    const out = tempDir();
+    const r = await propbot(['backtest', '--strategy', 'sma-cross', '--data', COINBASE, '--from', '2019-09-01', '--params', '{"period":"1h"}', '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^final equity\s+\d/m);
+    expect(r.stdout).toMatch(/^challenge\s+active_evaluation: /m);
+    expect(existsSync(path.join(out, 'report.html'))).toBe(true);
+  });
+
+  it('runs a scenario file; its paths are relative to the file', async () => {
+    const out = tempDir();
+    const r = await propbot(['backtest', path.join(REPO, 'backtest/zero-cost-orcl-2001.yaml'), '--out', out, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).name).toBe('zero-cost-orcl-2001');
+  });
+
+  it('says which argument, file, key or parameter is wrong, with exit code 2', async () => {
+    const bad = await propbot(['backtest', '--strategy', 'sma-cross', '--data', ORCL, '--from', 'yesterday']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--from.*yesterday/);
+
+    const missing = await propbot(['backtest', '--strategy', 'sma-cross', '--data', 'BTC=/nonexistent/btc.csv']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('/nonexistent/btc.csv');
+
+    const param = await propbot(['backtest', '--strategy', 'sma-cross', '--data', `ORCL=${ORCL}`, '--param', 'asset=ORCL', '--param', 'fats=3']);
+    expect(param.code).toBe(2);
+    expect(param.stderr).toContain('sma-cross');
+    expect(param.stderr).toContain('fats');
+
+    const dir = tempDir();
+    const scenario = path.join(dir, 's.yaml');
+    writeFileSync(scenario, `strategy:\n  use: sma-cross\ndata:\n  - asset: ORCL\n    file: ${ORCL}\nbalanse: 5000\n`);
+    const key = await propbot(['backtest', scenario]);
+    expect(key.code).toBe(2);
+    expect(key.stderr).toContain('line 6');
+    expect(key.stderr).toContain("unknown key 'balanse'");
+  });
+});
+
+describe('propbot sweep', () => {
+  it('backtests every grid combination on worker threads and ranks them with the challenge verdict', async () => {
+    const out = tempDir();
+    const r = await propbot(['sweep', '--strategy', 'sma-cross', '--data', `ORCL=${ORCL}`, '--preset', 'zero-cost',
+      '--params', '{"asset":"ORCL","period":"1D","leverage":"1","allowShort":false}', '--grid', 'fast=3,5', '--grid', 'slow=10,20',
+      '--metric', 'returnPct', '--workers', '2', '--out', out, '--json']);
+    expect(r.code).toBe(0);
+    const sweep = JSON.parse(r.stdout);
+    expect(sweep.runs).toBe(4);
+    expect(sweep.failed).toBe(0);
+    const combos = sweep.ranked.map((row: { params: { fast: number; slow: number } }) => `${row.params.fast}/${row.params.slow}`).sort();
+    expect(combos).toEqual(['3/10', '3/20', '5/10', '5/20']);
+    const returns = sweep.ranked.map((row: { summary: { returnPct: string } }) => Number(row.summary.returnPct));
+    expect(returns).toEqual([...returns].sort((a, b) => b - a));
+    for (const row of sweep.ranked) expect(typeof row.challenge.passed).toBe('boolean');
+  });
+});
