@@ -32,7 +32,10 @@ export interface SnapshotPumpOptions {
 /** What one `publish()` should read; all true by default. */
 export interface PublishSelection {
   markets?: boolean;
+  /** Account resources: risk, positions, orders (and events when enabled). */
   accounts?: boolean;
+  /** With `accounts`: also positions, orders and events; false reads the risk status only. Default true. */
+  books?: boolean;
 }
 
 export class SnapshotPump {
@@ -53,12 +56,13 @@ export class SnapshotPump {
     if (selection.accounts !== false) {
       for (const accountId of this.#options.accountIds ?? []) {
         feed.pushRisk(riskSnapshot(await exchange.getRiskStatus(accountId), takenAt));
+        if (selection.books === false) continue;
         for (const asset of assets) {
           feed.pushPositions(positionsSnapshot(accountId, asset, await exchange.listActivePositions(accountId, asset), takenAt));
         }
         feed.pushOrders(ordersSnapshot(accountId, await exchange.listActiveOrders(accountId), takenAt));
       }
-      if (this.#options.accountEvents) {
+      if (this.#options.accountEvents && selection.books !== false) {
         feed.pushAccountEvents(accountEventsSnapshot((await exchange.listAccountEvents({ limit: 20 })).data, takenAt));
       }
     }

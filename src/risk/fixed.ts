@@ -14,6 +14,23 @@ const POW10: readonly bigint[] = Array.from({ length: 40 }, (_, i) => 10n ** Big
 
 /** Decimal → fp9 integer. `floor`/`ceil` say which way a value with more than 9 places goes. */
 export function toRaw(value: Decimal, rounding: 'floor' | 'ceil' | 'half-even' = 'half-even'): bigint {
+  // Snapshots hand the same Decimal instances again and again (the engine and the wire decoder reuse
+  // unchanged values); an exact value converts the same whatever the rounding, so it is remembered.
+  const known = EXACT.get(value);
+  if (known !== undefined) return known;
+  const raw = toRawUncached(value, rounding);
+  if (isExactFp9(value)) EXACT.set(value, raw);
+  return raw;
+}
+
+const EXACT = new WeakMap<Decimal, bigint>();
+
+/** At most 9 decimal places: its fp9 integer needs no rounding. */
+function isExactFp9(value: Decimal): boolean {
+  return value.decimalPlaces() <= 9;
+}
+
+function toRawUncached(value: Decimal, rounding: 'floor' | 'ceil' | 'half-even'): bigint {
   // Fast path: read decimal.js's own digits (base-1e7 words `d`, exponent `e`, sign `s`, all part of its
   // documented instance properties) — about 5x faster than going through text; exact or it falls through.
   const words = (value as unknown as { d: number[] | null }).d;

@@ -333,10 +333,13 @@ export class LocalSession {
       this.clock.set(tick.time);
       this.engine.setIndexPrice(market.marketId, tick.price, tick.time);
       const today = Math.floor(tick.time / DAY_MS);
-      const accounts = dirty || open.size > 0 || today !== day;
+      // Positions and orders change only by engine events; risk also moves with the price while a
+      // position is open, and at a new day.
+      const books = dirty;
+      const accounts = books || open.size > 0 || today !== day;
       day = today;
       dirty = false;
-      await this.#pump.publish({ accounts });
+      await this.#pump.publish({ accounts, books });
       if (this.pipeline.busy) {
         await this.pipeline.idle();
         // What the executor did is visible before the next price.
