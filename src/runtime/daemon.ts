@@ -366,7 +366,13 @@ export class Daemon {
     const { config } = this.#loaded;
     const store = this.#store!;
     if (config.store.recordSnapshots) {
-      for (const asset of venue.assets) this.#subs.add(venue.feed.market$(asset).subscribe((s) => { if (!s.stale) store.recordSnapshot(s); }));
+      for (const asset of venue.assets) {
+        this.#subs.add(
+          venue.feed.market$(asset).subscribe((s) => {
+            if (!s.stale && s.price.gt(0)) store.recordSnapshot(s);
+          }),
+        );
+      }
     }
     for (const accountId of venue.accounts) {
       let lastMinute = -1;

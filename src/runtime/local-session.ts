@@ -14,9 +14,10 @@ import { SeededIds } from '../core/ids.js';
 import { silentLogger } from '../core/logger.js';
 import { Engine, type PresetOverrides } from '../engine/index.js';
 import { Executor } from '../execution/executor.js';
-import { readCandleFile, type CandleFileReader } from '../feed/files/candle-file.js';
+import { readCandleFile } from '../feed/files/candle-file.js';
+import { isSqliteFile, StoreSnapshotReader } from '../feed/files/store-snapshots.js';
 import { mergeByTime, type MergeSource } from '../feed/files/merge.js';
-import type { CandleRow, Diagnostic, FileLayout } from '../feed/files/types.js';
+import type { CandleRow, Diagnostic, FileLayout, ReadSummary } from '../feed/files/types.js';
 import { ManualFeed } from '../feed/manual-feed.js';
 import { SnapshotPump } from '../feed/snapshot-pump.js';
 import { RiskGuard } from '../risk/guard.js';
@@ -29,10 +30,13 @@ import type { PipelineMetrics } from './metrics.js';
 import { Pipeline, type PipelineOptions } from './pipeline.js';
 import { replayTicks, type ReplayMarket, type ReplayStep } from './replay.js';
 
+/** Rows of one market, with what the read found (gaps, bad rows, the period). */
+export type CandleSource = AsyncIterable<CandleRow> & { readonly summary: ReadSummary };
+
 export interface LocalMarketSource {
   /** Base asset ticker the market is created with. */
   readonly asset: string;
-  /** Candle file (any layout the readers detect). */
+  /** Candle file (any layout the readers detect), or a daemon's store file (its recorded snapshots). */
   readonly file: string;
   readonly category?: MarketCategory;
   /** Engine market preset; default the category's (`crypto`/`rwa`), or `zero-cost`. */
@@ -109,7 +113,7 @@ export class LocalSession {
   readonly executor: Executor;
   readonly accountId: string;
   readonly markets: ReadonlyMap<string, ReplayMarket>;
-  readonly readers: ReadonlyMap<string, CandleFileReader>;
+  readonly readers: ReadonlyMap<string, CandleSource>;
   readonly #pump: SnapshotPump;
   readonly #rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
   readonly #from: number | undefined;
@@ -125,7 +129,7 @@ export class LocalSession {
     guard: RiskGuard;
     executor: Executor;
     markets: Map<string, ReplayMarket>;
-    readers: Map<string, CandleFileReader>;
+    readers: Map<string, CandleSource>;
     pump: SnapshotPump;
     rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
     from: number | undefined;
@@ -183,15 +187,20 @@ export class LocalSession {
 
     // Open every file and read its first row: the engine starts at the earliest candle, and each
     // market's candle period is known before the first tick.
-    const readers = new Map<string, CandleFileReader>();
+    const readers = new Map<string, CandleSource>();
     const sources: MergeSource<CandleRow>[] = [];
     const periods = new Map<string, number>();
     let start = Number.POSITIVE_INFINITY;
     for (const m of options.markets) {
-      const fileOptions: Parameters<typeof readCandleFile>[1] = {};
-      if (m.layout !== undefined) fileOptions.layout = m.layout;
-      if (options.onDiagnostic) fileOptions.onDiagnostic = options.onDiagnostic;
-      const reader = readCandleFile(m.file, fileOptions);
+      let reader: CandleSource;
+      if (m.layout === 'propbot-store' || (m.layout === undefined && (await isSqliteFile(m.file)))) {
+        reader = new StoreSnapshotReader(m.file, { asset: m.asset });
+      } else {
+        const fileOptions: Parameters<typeof readCandleFile>[1] = {};
+        if (m.layout !== undefined) fileOptions.layout = m.layout;
+        if (options.onDiagnostic) fileOptions.onDiagnostic = options.onDiagnostic;
+        reader = readCandleFile(m.file, fileOptions);
+      }
       const filtered = withinRange(reader, options.from, options.to);
       const iterator = filtered[Symbol.asyncIterator]();
       const first = await iterator.next();
@@ -312,7 +321,9 @@ export class LocalSession {
     });
     let day = Math.floor(this.clock.now() / DAY_MS);
     this.pipeline.start();
-    await this.#pump.publish();
+    // Accounts only: no market has a price before the first tick, and a snapshot of price 0 would
+    // reach strategies and recorders as if it were a quote.
+    await this.#pump.publish({ markets: false });
     dirty = false;
     let candles = 0;
     let ticks = 0;

@@ -22,3 +22,4 @@ export {
   type ReadSummary,
   type CandleFileOptions,
 } from './types.js';
+export { StoreSnapshotReader, isSqliteFile, type StoreSnapshotOptions } from './store-snapshots.js';

@@ -11,6 +11,8 @@ export const FILE_LAYOUTS = [
   'cryptodatadownload',
   'freqtrade-json',
   'propbot-snapshots',
+  /** The daemon's sqlite store: its recorded market snapshots. */
+  'propbot-store',
 ] as const;
 export type FileLayout = (typeof FILE_LAYOUTS)[number];
 

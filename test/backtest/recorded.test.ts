@@ -1,0 +1,67 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Dec } from '../../src/core/decimal.js';
+import { StoreSnapshotReader } from '../../src/feed/files/store-snapshots.js';
+import { Daemon } from '../../src/runtime/daemon.js';
+import { parseRunConfig } from '../../src/runtime/run-config.js';
+import { runBacktest } from '../../src/runtime/backtest.js';
+import { Store } from '../../src/store/store.js';
+import { REPO, tempDir } from './helpers.js';
+
+const ORCL = path.join(REPO, 'backtest/data/pyalgotrade-orcl-2001-daily.csv');
+
+describe('replaying what the daemon recorded', () => {
+  it('a paper session records market snapshots that the backtester replays from the store file', async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'session.db');
+    const yaml = `
+mode: paper
+paper:
+  markets: [{ asset: ORCL, file: ${ORCL}, category: rwa }]
+  speed: 0
+  to: 2001-04-01
+  preset: zero-cost
+strategies:
+  - use: sma-cross
+    params: { asset: ORCL, period: 1D, fast: 3, slow: 8, leverage: "1", allowShort: false }
+risk: { marketStatus: { pauseLeadMs: 0 } }
+store: { file: ${db} }
+status: { enabled: false }
+log: { level: silent }
+`;
+    const daemon = new Daemon(parseRunConfig(yaml, dir, 'session.yaml'), { handleSignals: false });
+    expect(await daemon.run()).toBe(0);
+
+    const store = await Store.open({ file: db });
+    const recorded = await store.snapshots('ORCL');
+    await store.close();
+    expect(recorded.length).toBeGreaterThan(100);
+
+    // Read as 1-tick candles, oldest first, in pages smaller than the recording.
+    const reader = new StoreSnapshotReader(db, { asset: 'ORCL', pageSize: 50 });
+    const rows = [];
+    for await (const row of reader) rows.push(row);
+    expect(rows.map((r) => r.time)).toEqual([...new Set(recorded.map((s) => s.takenAt))]);
+    expect(rows[0]!.close).toBe(recorded[0]!.indexPrice.toFixed());
+
+    // The same strategy over the recording trades on the prices the session saw.
+    const { result, stats } = await runBacktest({
+      markets: [{ asset: 'ORCL', file: db, category: 'rwa', preset: 'zero-cost' }],
+      strategies: [{ use: 'sma-cross', params: { asset: 'ORCL', period: '1D', fast: 3, slow: 8, leverage: '1', allowShort: false } }].map((s) => ({ ...s, use: path.join(REPO, 'strategies/sma-cross.ts') })),
+      balance: new Dec(100000),
+      risk: { marketStatus: { pauseLeadMs: 0 } },
+    });
+    expect(stats.ticks).toBe(rows.length);
+    expect(result.fills.length).toBeGreaterThan(0);
+  });
+
+  it('a store without snapshots of the asked market is refused with the file named', async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'empty.db');
+    await (await Store.open({ file: db })).close();
+    const reader = new StoreSnapshotReader(db, { asset: 'BTC' });
+    await expect(async () => {
+      for await (const _ of reader) void _;
+    }).rejects.toThrow(/empty\.db: expected market snapshots of BTC, got none/);
+  });
+});
