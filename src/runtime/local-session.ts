@@ -55,7 +55,8 @@ export interface LocalStrategySpec {
 
 export interface LocalSessionOptions {
   readonly markets: readonly LocalMarketSource[];
-  readonly strategies: readonly (LocalStrategySpec | LoadedStrategy)[];
+  /** Plugins to load, or already loaded ones; `name` tells two instances of one strategy apart. */
+  readonly strategies: readonly (LocalStrategySpec | (LoadedStrategy & { readonly name?: string }))[];
   readonly balance: Decimal;
   readonly accountType?: AccountType;
   readonly phase?: string;
@@ -164,7 +165,7 @@ export class LocalSession {
     const seed = options.seed ?? 'propbot';
 
     // Load strategies first: a bad plugin or parameter fails before any file is read.
-    const loaded: LoadedStrategy[] = [];
+    const loaded: Array<LoadedStrategy & { readonly name?: string }> = [];
     for (const [i, s] of options.strategies.entries()) {
       if ('strategy' in s) {
         loaded.push(s);
@@ -175,7 +176,7 @@ export class LocalSession {
       const loadOptions: Parameters<typeof loadStrategy>[1] = { params: s.params ?? {}, configPath: where.startsWith('--') ? where : `${where}.params` };
       if (options.cwd !== undefined) loadOptions.cwd = options.cwd;
       if (options.configFile !== undefined) loadOptions.configFile = options.configFile;
-      loaded.push(await loadStrategy(s.use, loadOptions));
+      loaded.push({ ...(await loadStrategy(s.use, loadOptions)), ...(s.name !== undefined ? { name: s.name } : {}) });
     }
     for (const l of loaded) {
       for (const a of l.assets) {
@@ -246,7 +247,7 @@ export class LocalSession {
       newId: () => ids.next(),
       ...(options.states ? { states: options.states } : {}),
     });
-    for (const l of loaded) runner.add(l);
+    for (const l of loaded) runner.add(l, l.name !== undefined ? { name: l.name } : {});
     const guardIds = new SeededIds(`${seed}:guard`);
     const guard = new RiskGuard({
       clock,
