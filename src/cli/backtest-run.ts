@@ -11,7 +11,7 @@ import {
   checkRange,
   guessAsset,
   loadScenario,
-  marketPresetFor,
+  scenarioMarkets,
   resolveStrategySpec,
   type Scenario,
 } from '../runtime/scenario.js';
@@ -24,10 +24,7 @@ export async function runBacktestCommand(scenarioFile: string | undefined, opts:
   const bar = showProgress ? progressBar(scenario) : undefined;
   const outcome = await runBacktest({
     name: scenario.name,
-    markets: scenario.markets.map((m) => {
-      const preset = marketPresetFor(scenario.preset, m.category);
-      return { ...m, ...(preset !== undefined ? { preset } : {}) };
-    }),
+    markets: scenarioMarkets(scenario),
     strategies: scenario.strategies.map((s, i) => ({ ...s, configPath: scenario.file ? `strategies.${i}` : '--param' })),
     balance: scenario.balance,
     accountType: scenario.accountType,

@@ -2,7 +2,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
-import { marketPresetFor } from '../runtime/scenario.js';
+import { scenarioMarkets } from '../runtime/scenario.js';
 import { gridCombinations, metricOf, parseGrid, rankRows, runSweep, sampleCombinations, type SweepJob, type SweepRow } from '../runtime/sweep.js';
 import { buildScenario } from './backtest-run.js';
 import type { SweepCliOptions } from './commands/sweep.js';
@@ -19,10 +19,7 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
     params,
     strategy: strategy.use,
     baseParams: strategy.params,
-    markets: scenario.markets.map((m) => {
-      const preset = marketPresetFor(scenario.preset, m.category);
-      return { ...m, ...(preset !== undefined ? { preset } : {}) };
-    }),
+    markets: scenarioMarkets(scenario),
     balance: scenario.balance.toString(),
     accountType: scenario.accountType,
     seed: scenario.seed,

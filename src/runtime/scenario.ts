@@ -47,7 +47,8 @@ export interface Scenario {
   readonly file?: string;
 }
 
-const dateValue = z.union([z.string(), z.number(), z.date()]).transform((v, ctx) => {
+/** A date in a config file: `2021-05-19` (UTC midnight), an ISO date-time, unix ms, or a YAML date. */
+export const dateValue = z.union([z.string(), z.number(), z.date()]).transform((v, ctx) => {
   const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
   if (!Number.isFinite(ms)) {
     ctx.addIssue({ code: 'custom', message: `expected a date like 2021-05-19 or an ISO date-time, got ${JSON.stringify(v)}` });
@@ -159,4 +160,12 @@ export function guessAsset(file: string): string | undefined {
     if (name.includes(needle)) return asset;
   }
   return undefined;
+}
+
+/** The markets of a scenario with the engine preset each gets from the scenario's cost preset. */
+export function scenarioMarkets(scenario: Pick<Scenario, 'markets' | 'preset'>): Array<ScenarioMarket & { preset?: string }> {
+  return scenario.markets.map((m) => {
+    const preset = marketPresetFor(scenario.preset, m.category);
+    return { ...m, ...(preset !== undefined ? { preset } : {}) };
+  });
 }

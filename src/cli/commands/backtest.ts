@@ -27,20 +27,11 @@ interface BacktestCliOptions {
  * executor a live run uses; write report.json and report.html; print a summary (or the JSON).
  */
 export function registerBacktest(program: Command): void {
-  program
+  const command = program
     .command('backtest')
     .description('replay candle files through the local engine with a strategy; write report.json and report.html')
-    .argument('[scenario]', 'a scenario YAML file (see backtest/*.yaml); flags given as well override it')
-    .option('--strategy <path|name>', 'strategy plugin: a file, a package, or a shipped example (sma-cross, donchian-breakout, mean-reversion, challenge-aware)')
-    .option('--data <files>', 'candle file(s), comma-separated; ASSET=FILE names the market (repeatable)', collect)
-    .option('--market <asset>', 'market of a single data file given without ASSET= (default: from the file name, else the strategy\'s)')
-    .option('--from <date>', 'first candle (UTC date, ISO date-time or unix ms)', parseDateArg)
-    .option('--to <date>', 'stop before this time (UTC date, ISO date-time or unix ms)', parseDateArg)
-    .option('--params <json>', 'strategy parameters as a JSON object', parseJsonObjectArg)
-    .option('--param <key=value>', 'one strategy parameter (repeatable; value parsed as JSON when it can be)', collect)
-    .addOption(new Option('--preset <name>', 'engine costs: the platform defaults, or none at all').choices(['default', 'zero-cost']))
-    .option('--balance <amount>', 'initial balance of the account (default 100000)', parseDecimalArg)
-    .option('--phase <phase>', 'challenge phase of the account (default active_evaluation)')
+    .argument('[scenario]', 'a scenario YAML file (see backtest/*.yaml); flags given as well override it');
+  addScenarioOptions(command)
     .option('--out <dir>', 'where report.json and report.html go (default out/<name>)')
     .option('--json', 'print report.json to stdout instead of the summary table')
     .option('--no-progress', 'no progress bar even on a terminal')
@@ -48,6 +39,21 @@ export function registerBacktest(program: Command): void {
       const { runBacktestCommand } = await import('../backtest-run.js');
       process.exitCode = await runBacktestCommand(scenarioFile, opts);
     });
+}
+
+/** What a run is made of: the strategy, the data, the window and the account. Shared by backtest and sweep. */
+export function addScenarioOptions(command: Command): Command {
+  return command
+    .option('--strategy <path|name>', 'strategy plugin: a file, a package, or a shipped example (sma-cross, donchian-breakout, mean-reversion, challenge-aware)')
+    .option('--data <files>', 'candle file(s) or a daemon store file, comma-separated; ASSET=FILE names the market (repeatable)', collect)
+    .option('--market <asset>', "market of a single data file given without ASSET= (default: from the file name, else the strategy's)")
+    .option('--from <date>', 'first candle (UTC date, ISO date-time or unix ms)', parseDateArg)
+    .option('--to <date>', 'stop before this time (UTC date, ISO date-time or unix ms)', parseDateArg)
+    .option('--params <json>', 'strategy parameters as a JSON object', parseJsonObjectArg)
+    .option('--param <key=value>', 'one strategy parameter (repeatable; value parsed as JSON when it can be)', collect)
+    .addOption(new Option('--preset <name>', 'engine costs: the platform defaults, or none at all').choices(['default', 'zero-cost']))
+    .option('--balance <amount>', 'initial balance of the account (default 100000)', parseDecimalArg)
+    .option('--phase <phase>', 'challenge phase of the account (default active_evaluation)');
 }
 
 export type { BacktestCliOptions };
