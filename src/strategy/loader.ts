@@ -98,7 +98,11 @@ async function importPlugin(file: string, typescript: boolean, where: { file?: s
   try {
     if (typescript) {
       const { tsImport } = await import('tsx/esm/api');
-      return await tsImport(url, { parentURL: import.meta.url });
+      // Run from the build, a plugin's `import … from 'propbot'` must reach this same build through the
+      // package's exports, not the repo's tsconfig paths (which point at src/ and would load a second
+      // copy of propbot, whose errors and classes this one would not recognise).
+      const fromBuild = !import.meta.url.endsWith('.ts');
+      return await tsImport(url, { parentURL: import.meta.url, ...(fromBuild ? { tsconfig: false } : {}) });
     }
     return await import(url);
   } catch (error) {
