@@ -383,8 +383,10 @@ export class Executor {
       await Promise.resolve();
       this.#setStatus(entry, 'working', null, null, 'working');
       await this.#plan(entry);
+      await this.#settleLeftovers(entry);
       this.#setStatus(entry, 'done', null, null, 'final');
     } catch (error) {
+      await this.#settleLeftovers(entry);
       if (error instanceof IntentEnd) {
         this.#setStatus(entry, error.status, error.code, error.message, 'final');
       } else {
@@ -393,6 +395,67 @@ export class Executor {
       }
     }
     return this.#snapshot(entry);
+  }
+
+  /**
+   * Requests of this intent still pending or unknown once its plan has ended. After a restart the plan
+   * is made again from what the venue shows, and may not revisit a step an earlier run left in doubt
+   * (the stop it was moving already sits at the new trigger, the order it was cancelling is gone).
+   * Such a row is settled by reading: `ok` (settled by read) when the venue shows the step's effect,
+   * else `failed` with `superseded` (never known to have acted, and no longer wanted). Without this
+   * the row would stay pending forever: a final intent is never loaded again.
+   */
+  async #settleLeftovers(entry: Entry): Promise<void> {
+    for (const rec of entry.requests.values()) {
+      if (rec.outcome !== 'pending' && rec.outcome !== 'unknown') continue;
+      let settled: SettleResult<unknown>;
+      try {
+        settled = await this.#settleLeftover(entry, rec);
+      } catch {
+        continue; // the reads failed too: the row keeps its doubt
+      }
+      Object.assign(rec, settled.found
+        ? { outcome: 'ok', result: settled.value, settledBy: 'read', finishedAt: this.#clock.now() }
+        : { outcome: 'failed', errorCode: 'superseded', settledBy: 'read', finishedAt: this.#clock.now() });
+      this.#journal.updateRequest({ ...rec });
+      if (settled.found && rec.operation === 'createOrder') {
+        this.#track(entry, (settled.value as Idempotent<Order>).value, rec.step, null);
+      } else if (settled.found && rec.operation === 'editOrder') {
+        this.#track(entry, settled.value as Order, rec.step, String(rec.args[0]));
+      } else {
+        this.#emit(entry, 'request');
+      }
+    }
+  }
+
+  async #settleLeftover(entry: Entry, rec: RequestRecord): Promise<SettleResult<unknown>> {
+    const accountId = entry.intent.accountId;
+    const active = () => this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(accountId));
+    switch (rec.operation) {
+      case 'createOrder':
+        return this.#createSpec(entry, rec.step, rec.args).settle!(rec);
+      case 'cancelOrder': {
+        const orderId = String(rec.args[0]);
+        const still = (await active()).some((o) => o.id === orderId && o.status === 'active');
+        return still ? { found: false } : { found: true, value: undefined };
+      }
+      case 'editOrder': {
+        // Step `${type}:move:${orderId}`: the replacement is an order of that type at the requested trigger.
+        const orderId = String(rec.args[0]);
+        const trigger = (rec.args[1] as EditOrderRequest | undefined)?.triggerPrice;
+        const type = rec.step.split(':')[0];
+        const orders = await active();
+        if (orders.some((o) => o.id === orderId && o.status === 'active') || trigger === undefined) return { found: false };
+        const since = rec.storedAt - this.#skewMs;
+        const matches = (o: Order) =>
+          o.id !== orderId && !this.#claimed.has(o.id) && o.type === type && o.createdAt.getTime() >= since &&
+          (o.triggerPrice.eq(trigger) || (o.requestedTriggerPrice?.eq(trigger) ?? false));
+        const hit = orders.find(matches) ?? (await this.#historyMatch(entry, since, matches));
+        return hit ? { found: true, value: hit } : { found: false };
+      }
+      default:
+        return { found: false };
+    }
   }
 
   #plan(entry: Entry): Promise<void> {
@@ -779,7 +842,7 @@ export class Executor {
     const open = positions.filter((p) => p.status === 'opened');
     const found = positionId ? open.find((p) => p.idx === positionId) : open.find((p) => p.direction === direction);
     if (!found) {
-      const what = positionId ? `position ${positionId}` : `an open ${direction} position`;
+      const what = positionId ? `position ${positionId}` : `open ${direction} position`;
       throw new IntentEnd('rejected', 'position_not_found', `${accountId} holds no ${what} on ${asset}`);
     }
     return found;
