@@ -62,7 +62,7 @@ export type AccountRiskConfig = z.output<typeof AccountRiskSchema>;
 export const RiskGuardConfigSchema = z.strictObject({
   /** Account not in a trading status, or locked by the managed-capital limit (then only reducing intents). */
   accountStatus: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       /** Deny opens until an Account record (status, type, phase) has been observed. */
       requireAccountRecord: z.boolean().default(false),
@@ -70,7 +70,7 @@ export const RiskGuardConfigSchema = z.strictObject({
     .prefault({}),
   /** Paused, closed or close-only market, or a scheduled pause close ahead; stale market data. */
   marketStatus: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       /** Deny opens this long before `schedule.nextPauseAt`. */
       pauseLeadMs: durationMs.default(300_000),
@@ -80,7 +80,7 @@ export const RiskGuardConfigSchema = z.strictObject({
     .prefault({}),
   /** Leverage within [minLeverage, min(1/minInitMarginRatio, maxLeverageByAccount[type], maxLeverage)]. */
   leverage: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       minLeverage: positiveDecimal.default(d('1')),
       /** An own cap below the market's; null: the market's bounds only. */
@@ -93,7 +93,7 @@ export const RiskGuardConfigSchema = z.strictObject({
   freeBalance: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
   /** Worst case of the intent plus the open book must keep equity above every drawdown floor. */
   drawdown: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       /** Adverse move assumed for a position or intent without a stop (fraction of price). */
       maxAdverseMove: ratio.default(d('0.05')),
@@ -120,7 +120,7 @@ export const RiskGuardConfigSchema = z.strictObject({
     .prefault({}),
   /** Once today's gain would make it the period's best day above the limit minus `buffer`: only reducing. */
   consistency: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       /** Subtracted from `consistencyRuleLimit` (0.02: stop at 28% when the limit is 30%). */
       buffer: ratio.default(d('0.02')),
@@ -128,14 +128,14 @@ export const RiskGuardConfigSchema = z.strictObject({
     .prefault({}),
   /** Hold a close that would realise profit within `windowMs` of the position's last increase. */
   profitWindow: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       windowMs: durationMs.default(60_000),
     })
     .prefault({}),
   /** Deny opening inside the scalping window unless the strategy allows it. */
   scalping: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       windowMs: durationMs.default(3_600_000),
     })
@@ -146,7 +146,7 @@ export const RiskGuardConfigSchema = z.strictObject({
   openPositions: z.strictObject({ enabled: z.boolean().default(true), max: count.default(5) }).prefault({}),
   /** After `losses` losing trades in a row, no opens for `cooldownMs` after the last one. */
   lossStreak: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       losses: z.number().int().positive('expected at least 1 loss').default(3),
       cooldownMs: durationMs.default(3_600_000),
@@ -154,7 +154,7 @@ export const RiskGuardConfigSchema = z.strictObject({
     .prefault({}),
   /** Flatten and halt until the next UTC day. */
   killSwitch: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       /** Trip when equity − floor ≤ share × (floor base − floor), for any drawdown floor. */
       share: ratio.default(d('0.2')),

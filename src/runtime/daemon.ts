@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { Subscription } from 'rxjs';
 import type { Exchange } from '../api/exchange.js';
 import { HttpExchange } from '../api/client.js';
+import { RateLimitError, TransientFailure } from '../api/errors.js';
 import { INCREASE_ORDER_TYPES, type Order } from '../api/types.js';
 import { WallClock, type Clock } from '../core/clock.js';
 import { Dec } from '../core/decimal.js';
@@ -252,7 +253,7 @@ export class Daemon {
       new HttpExchange({ baseUrl: connection.baseUrl, apiKey, timeoutMs: connection.timeoutMs, logger: this.#log.child({ part: 'http' }) }),
       this.#metrics,
     );
-    const accounts = config.accounts?.map((a) => a.id) ?? (await exchange.listRiskStatuses()).map((r) => r.accountId);
+    const accounts = config.accounts?.map((a) => a.id) ?? (await this.#retrying('listRiskStatuses', () => exchange.listRiskStatuses())).map((r) => r.accountId);
     if (accounts.length === 0) throw new ConfigError('accounts', 'the API key may trade no account (none has api_trading enabled)');
     const feed = new PollingFeed({
       exchange,
@@ -332,12 +333,12 @@ export class Daemon {
     for (const s of resumed) for (const o of s.orders) known.add(o.id);
     for (const id of await this.#store!.claimedOrderIds(0)) known.add(id);
     for (const accountId of accounts) {
-      await executor.reconcile(accountId);
-      const active = await exchange.listActiveOrders(accountId);
+      await this.#retrying('reconcile', () => executor.reconcile(accountId));
+      const active = await this.#retrying('listActiveOrders', () => exchange.listActiveOrders(accountId));
       const external = active.filter((o) => !known.has(o.id) && !(o.parentOrderId && known.has(o.parentOrderId)));
       for (const o of external) this.#external.orders.set(o.id, o);
       for (const asset of assets) {
-        for (const p of await exchange.listActivePositions(accountId, asset)) {
+        for (const p of await this.#retrying('listActivePositions', () => exchange.listActivePositions(accountId, asset))) {
           const ours = active.some((o) => o.positionId === p.idx && known.has(o.id));
           if (!ours) this.#external.positions.add(p.idx);
         }
@@ -352,6 +353,28 @@ export class Daemon {
   }
 
   readonly #external = { orders: new Map<string, Order>(), positions: new Set<string>() };
+
+  /**
+   * A read outside the executor (start-up reconciliation, shutdown): a transient failure (5xx, 429,
+   * a dropped connection) is retried with backoff, as the executor's own reads are, instead of killing
+   * the daemon at start. Anything else, or too many failures, is thrown.
+   */
+  async #retrying<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    const attempts = 8;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await fn();
+      } catch (error) {
+        // The executor ends its reads with its own error type; what counts is whether the cause was transient.
+        const transient = error instanceof TransientFailure || (error as { status?: string; code?: string })?.code === 'retries_exhausted';
+        if (!transient || attempt >= attempts || this.#stopping) throw error;
+        const backoff = Math.min(5_000, 100 * 2 ** (attempt - 1));
+        const retryAt = error instanceof RateLimitError ? (error.retryAt?.getTime() ?? 0) - Date.now() : 0;
+        this.#log.warn({ event: 'retry', what, attempt, err: error }, `${what} failed (${(error as Error).message}); trying again`);
+        await sleep(Math.max(backoff, retryAt), this.#abort.signal);
+      }
+    }
+  }
 
   #recordTrades(guard: RiskGuard, state: IntentState): void {
     for (const o of state.orders) {
@@ -432,7 +455,12 @@ export class Daemon {
     if (venue) {
       venue.pipeline.stopStrategies();
       if (config.shutdown.pending === 'cancel') venue.executor.dropQueued('shutdown');
-      const drained = await Promise.race([venue.pipeline.idle().then(() => true), sleep(config.shutdown.drainTimeoutMs).then(() => false)]);
+      // The drain timer is cleared once drained: a pending timer would keep the process alive that long after "bye".
+      const drainTimer = new AbortController();
+      const drained = await Promise.race([
+        venue.pipeline.idle().then(() => true),
+        sleep(config.shutdown.drainTimeoutMs, drainTimer.signal).then(() => false),
+      ]).finally(() => drainTimer.abort());
       if (!drained) this.#log.warn({ event: 'shutdown' }, `intents still in flight after ${config.shutdown.drainTimeoutMs} ms; their keys are stored and the next start settles them`);
       if (config.shutdown.cancelOpenEntries) await this.#cancelEntries(venue);
       venue.pipeline.close();
@@ -453,7 +481,11 @@ export class Daemon {
   async #cancelEntries(venue: Venue): Promise<void> {
     const entryTypes: ReadonlySet<string> = new Set(INCREASE_ORDER_TYPES);
     for (const accountId of venue.accounts) {
-      for (const o of await venue.exchange.listActiveOrders(accountId)) {
+      const active = await this.#retrying('listActiveOrders', () => venue.exchange.listActiveOrders(accountId)).catch((err: unknown) => {
+        this.#log.warn({ event: 'shutdown', accountId, err }, 'could not list the active orders to cancel entries');
+        return [];
+      });
+      for (const o of active) {
         if (!entryTypes.has(o.type) || this.#external.orders.has(o.id)) continue;
         await venue.exchange.cancelOrder(o.id).catch((err: unknown) => this.#log.warn({ event: 'shutdown', orderId: o.id, err }, 'could not cancel an entry order'));
       }

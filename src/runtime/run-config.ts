@@ -10,19 +10,10 @@ import { loadConfigFile, parseConfigText } from '../core/config-file.js';
 import { FILE_LAYOUTS } from '../feed/files/types.js';
 import { FEED_RESOURCES } from '../feed/polling-feed.js';
 import { RiskGuardConfigSchema } from '../risk/config.js';
-import { BACKTEST_PRESETS, resolveStrategySpec } from './scenario.js';
+import { BACKTEST_PRESETS, dateValue, resolveStrategySpec } from './scenario.js';
 
 export const RUN_MODES = ['paper', 'sandbox', 'live'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
-
-const dateValue = z.union([z.string(), z.number(), z.date()]).transform((v, ctx) => {
-  const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
-  if (!Number.isFinite(ms)) {
-    ctx.addIssue({ code: 'custom', message: `expected a date like 2021-05-19 or an ISO date-time, got ${JSON.stringify(v)}` });
-    return z.NEVER;
-  }
-  return ms;
-});
 
 const windowSchema = z.strictObject({
   limit: z.number().int().positive(),
