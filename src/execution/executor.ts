@@ -105,6 +105,13 @@ export interface ExecutorOptions {
   clockSkewMs?: number;
   /** Pages of order history (100 each) read at most when settling an unknown outcome. Default 3. */
   historyPages?: number;
+  /**
+   * Orders and positions this executor must never act on (the daemon adopts what it did not place as
+   * external). Read at every use, so the caller may fill the sets after construction. A close or
+   * protect that resolves to an external position, or a cancel of an external order, ends `rejected`
+   * with `external_position` / `external_order`.
+   */
+  untouchable?: { readonly orders: ReadonlySet<string>; readonly positions: ReadonlySet<string> };
   /** Market id of an asset; default: `listMarkets()` once (through the read queue), cached. */
   resolveMarketId?: (asset: string, accountId: string) => Promise<string>;
 }
@@ -168,6 +175,7 @@ export class Executor {
   readonly #maxQueuedEntries: number;
   readonly #droppable: ReadonlySet<IntentKind>;
   readonly #skewMs: number;
+  readonly #untouchable: ExecutorOptions['untouchable'];
   readonly #historyPages: number;
   readonly #resolveMarketId: ((asset: string, accountId: string) => Promise<string>) | undefined;
   readonly #queues: Record<Bucket, PQueue>;
@@ -205,6 +213,7 @@ export class Executor {
     }
     this.#droppable = new Set(droppable);
     this.#skewMs = nonNegative(options.clockSkewMs ?? 5_000, 'executor.clockSkewMs');
+    this.#untouchable = options.untouchable;
     this.#historyPages = options.historyPages ?? 3;
     const limits = { ...DEFAULT_RATE_LIMITS, ...options.limits };
     const concurrency = { read: 4, write: 2, ...options.concurrency };
@@ -534,6 +543,9 @@ export class Executor {
   }
 
   async #runCancel(entry: Entry, intent: CancelIntent): Promise<void> {
+    if (this.#untouchable?.orders.has(intent.orderId)) {
+      throw new IntentEnd('rejected', 'external_order', `order ${intent.orderId} was not placed by propbot; it is left alone`);
+    }
     await this.#cancelStep(entry, 'cancel', intent.orderId);
   }
 
@@ -839,7 +851,12 @@ export class Executor {
   async #findPosition(entry: Entry, positionId: string | undefined, direction: 'long' | 'short'): Promise<Position> {
     const { accountId, asset } = entry.intent;
     const positions = await this.#read(entry, 'listActivePositions', () => this.#exchange.listActivePositions(accountId, asset));
-    const open = positions.filter((p) => p.status === 'opened');
+    const external = this.#untouchable?.positions;
+    if (positionId !== undefined && external?.has(positionId)) {
+      throw new IntentEnd('rejected', 'external_position', `position ${positionId} was not opened by propbot; it is left alone`);
+    }
+    // Without an id, only positions propbot opened are candidates.
+    const open = positions.filter((p) => p.status === 'opened' && !(positionId === undefined && external?.has(p.idx)));
     const found = positionId ? open.find((p) => p.idx === positionId) : open.find((p) => p.direction === direction);
     if (!found) {
       const what = positionId ? `position ${positionId}` : `open ${direction} position`;

@@ -282,6 +282,8 @@ export class Daemon {
       exchange,
       clock,
       journal: this.#store!,
+      // Filled by reconciliation below; left empty when the config says to manage external positions.
+      ...(config.reconcile.manageExternal ? {} : { untouchable: { orders: this.#externalOrderIds, positions: this.#external.positions } }),
       ...(config.executor.limits ? { limits: config.executor.limits } : {}),
       ...(config.executor.maxQueueWaitMs ? { maxQueueWaitMs: config.executor.maxQueueWaitMs } : {}),
       ...(config.executor.maxQueuedEntries ? { maxQueuedEntries: config.executor.maxQueuedEntries } : {}),
@@ -336,7 +338,10 @@ export class Daemon {
       await this.#retrying('reconcile', () => executor.reconcile(accountId));
       const active = await this.#retrying('listActiveOrders', () => exchange.listActiveOrders(accountId));
       const external = active.filter((o) => !known.has(o.id) && !(o.parentOrderId && known.has(o.parentOrderId)));
-      for (const o of external) this.#external.orders.set(o.id, o);
+      for (const o of external) {
+        this.#external.orders.set(o.id, o);
+        this.#externalOrderIds.add(o.id);
+      }
       for (const asset of assets) {
         for (const p of await this.#retrying('listActivePositions', () => exchange.listActivePositions(accountId, asset))) {
           const ours = active.some((o) => o.positionId === p.idx && known.has(o.id));
@@ -353,6 +358,7 @@ export class Daemon {
   }
 
   readonly #external = { orders: new Map<string, Order>(), positions: new Set<string>() };
+  readonly #externalOrderIds = new Set<string>();
 
   /**
    * A read outside the executor (start-up reconciliation, shutdown): a transient failure (5xx, 429,

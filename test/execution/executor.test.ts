@@ -334,6 +334,31 @@ describe('Executor: queues', () => {
   });
 });
 
+describe('Executor: external orders and positions', () => {
+  it('never closes, protects or cancels what it was told is external', async () => {
+    const orders = new Set<string>();
+    const positions = new Set<string>();
+    const { exchange, executor } = setup({ untouchable: { orders, positions } });
+    const theirs = exchange.addPosition({ direction: 'long', size: new Dec(2) });
+    const theirOrder = exchange.addOrder({ type: 'limit', direction: 'long', amount: new Dec(100), triggerPrice: new Dec(90) });
+    positions.add(theirs.idx);
+    orders.add(theirOrder.id);
+
+    expect(await executor.submit(closeIntent({ positionId: theirs.idx }))).toMatchObject({ status: 'rejected', code: 'external_position' });
+    // Without an id, the external position is no candidate at all.
+    expect(await executor.submit(closeIntent())).toMatchObject({ status: 'rejected', code: 'position_not_found' });
+    expect(await executor.submit(protectIntent({ stopLoss: new Dec(80) }))).toMatchObject({ status: 'rejected' });
+    expect(await executor.submit(cancelIntent(theirOrder.id))).toMatchObject({ status: 'rejected', code: 'external_order' });
+    expect(exchange.callsOf('createOrder')).toHaveLength(0);
+    expect(exchange.callsOf('cancelOrder')).toHaveLength(0);
+
+    // A position of its own next to it is handled as usual.
+    exchange.addPosition({ direction: 'long', size: new Dec(1) });
+    expect((await executor.submit(closeIntent())).status).toBe('done');
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+  });
+});
+
 describe('Executor: tracking', () => {
   it('applyOrders records fills of tracked orders and links spawned children', async () => {
     const { exchange, executor } = setup();
