@@ -52,7 +52,13 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
     })();
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      reject(
+        err.code === 'EADDRINUSE' || err.code === 'EACCES'
+          ? new ConfigError('status.port', `cannot listen on ${host}:${options.port} (${err.code}); choose another port, 0 for any free one`)
+          : err,
+      );
+    });
     server.listen(options.port, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
