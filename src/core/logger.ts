@@ -69,7 +69,7 @@ function prettyStream(destination: NodeJS.WritableStream): NodeJS.WritableStream
   // Required, not imported, because creating a logger is synchronous; JSON-only runs never load it.
   const require = createRequire(import.meta.url);
   const build = require('pino-pretty') as (opts: Record<string, unknown>) => NodeJS.WritableStream;
-  return build({ destination, colorize: (destination as NodeJS.WriteStream).isTTY ?? false, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  return build({ destination, colorize: (destination as NodeJS.WriteStream).isTTY ?? false, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,name', singleLine: true });
 }
 
 function scrubbing(target: NodeJS.WritableStream, secrets: readonly string[]): NodeJS.WritableStream {

@@ -111,7 +111,8 @@ export class Pipeline {
     }
     this.#intents += 1;
     metrics?.intents.inc({ strategy: intent.strategy, kind: intent.kind });
-    this.#log.info({ event: 'intent', intent: summarizeIntent(intent) }, `intent ${intent.kind} from ${intent.strategy}`);
+    const at = new Date(this.#o.clock.now()).toISOString().slice(0, 19).replace('T', ' ');
+    this.#log.info({ event: 'intent', at, intent: summarizeIntent(intent) }, `[${at}] ${intent.strategy}: ${describeIntent(intent)}`);
     const decision = guard.check(intent);
     store?.recordDecision(decision);
     metrics?.decisions.inc({ verdict: decision.verdict, code: decision.verdict === 'approved' ? 'approved' : decision.code });
@@ -193,5 +194,31 @@ export function summarizeIntent(intent: OrderIntent): Record<string, unknown> {
       return { ...base, orderId: intent.orderId };
     case 'close_all':
       return { ...base, scope: intent.scope };
+  }
+}
+
+/** One line a trader reads at a glance: `open short BTC market, quote 5000 x2, stop 5737.67`. */
+export function describeIntent(intent: OrderIntent): string {
+  switch (intent.kind) {
+    case 'open': {
+      const size = intent.sizing.kind === 'quote' ? `quote ${intent.sizing.amount.toString()}` : `size ${intent.sizing.size.toString()}`;
+      const entry = intent.entry.type === 'market' ? 'market' : intent.entry.type === 'limit' ? `limit ${intent.entry.price.toString()}` : `${intent.entry.type} ${intent.entry.trigger.toString()}`;
+      const protect = [intent.stopLoss ? `stop ${intent.stopLoss.toDecimalPlaces(2).toString()}` : '', intent.takeProfit ? `take ${intent.takeProfit.toDecimalPlaces(2).toString()}` : ''].filter(Boolean).join(', ');
+      return `open ${intent.direction} ${intent.asset} ${entry}, ${size} x${intent.leverage.toString()}${protect ? `, ${protect}` : ''}`;
+    }
+    case 'close':
+      return `close ${intent.size ? intent.size.toString() : 'all'} of ${intent.direction} ${intent.asset}`;
+    case 'protect': {
+      const parts = [
+        intent.stopLoss === null ? 'remove stop' : intent.stopLoss ? `stop ${intent.stopLoss.toString()}` : '',
+        intent.takeProfit === null ? 'remove take' : intent.takeProfit ? `take ${intent.takeProfit.toString()}` : '',
+        intent.trailingStop === null ? 'remove trailing stop' : intent.trailingStop ? 'trailing stop' : '',
+      ].filter(Boolean);
+      return `protect ${intent.direction} ${intent.asset}: ${parts.join(', ') || 'no change'}`;
+    }
+    case 'cancel':
+      return `cancel order ${intent.orderId}`;
+    case 'close_all':
+      return intent.scope === 'account' ? 'cancel every order and close every position' : 'close every position';
   }
 }
