@@ -117,8 +117,6 @@ export class LocalSession {
   readonly readers: ReadonlyMap<string, CandleSource>;
   readonly #pump: SnapshotPump;
   readonly #rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
-  readonly #from: number | undefined;
-  readonly #to: number | undefined;
 
   private constructor(init: {
     engine: Engine;
@@ -133,8 +131,6 @@ export class LocalSession {
     readers: Map<string, CandleSource>;
     pump: SnapshotPump;
     rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
-    from: number | undefined;
-    to: number | undefined;
   }) {
     this.engine = init.engine;
     this.clock = init.clock;
@@ -149,8 +145,6 @@ export class LocalSession {
     this.accountId = ACCOUNT;
     this.#pump = init.pump;
     this.#rows = init.rows;
-    this.#from = init.from;
-    this.#to = init.to;
   }
 
   static async create(options: LocalSessionOptions): Promise<LocalSession> {
@@ -294,8 +288,6 @@ export class LocalSession {
       readers,
       pump,
       rows: mergeByTime(sources),
-      from: options.from,
-      to: options.to,
     });
   }
 
@@ -370,10 +362,6 @@ export class LocalSession {
     await this.pipeline.idle();
     this.pipeline.close();
     this.guard.close();
-  }
-
-  get range(): { from: number | undefined; to: number | undefined } {
-    return { from: this.#from, to: this.#to };
   }
 }
 
