@@ -141,6 +141,13 @@ CREATE TABLE market_snapshots (
 CREATE INDEX market_snapshots_asset_time ON market_snapshots(asset, taken_at);
 `,
   },
+  {
+    version: 2,
+    name: 'decisions keep the intent',
+    // A denied intent never reaches the intents table; its decision row now keeps what was asked
+    // (size, stop, leverage) so an audit can see why the guard said no. Older rows keep NULL.
+    sql: `ALTER TABLE decisions ADD COLUMN intent TEXT;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -67,6 +67,8 @@ export interface EquitySample {
 
 export interface StoredDecision {
   intentId: string;
+  /** The intent as judged (null on rows written before schema version 2). */
+  intent: OrderIntent | null;
   verdict: 'approved' | 'denied';
   code: string | null;
   reason: string | null;
@@ -278,8 +280,8 @@ export class Store implements ExecutionJournal {
   recordDecision(decision: Decision): void {
     const denied = decision.verdict === 'denied' ? decision : undefined;
     this.#enqueue({
-      sql: 'INSERT INTO decisions (intent_id, verdict, code, reason, rule, at) VALUES (?, ?, ?, ?, ?, ?)',
-      params: [decision.intent.id, decision.verdict, denied?.code ?? null, denied?.reason ?? null, denied?.rule ?? null, decision.at],
+      sql: 'INSERT INTO decisions (intent_id, verdict, code, reason, rule, at, intent) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      params: [decision.intent.id, decision.verdict, denied?.code ?? null, denied?.reason ?? null, denied?.rule ?? null, decision.at, encodeJson(decision.intent)],
     });
   }
 
@@ -399,11 +401,19 @@ export class Store implements ExecutionJournal {
   }
 
   async decisions(intentId: string): Promise<StoredDecision[]> {
-    const rows = await this.query<{ intent_id: string; verdict: 'approved' | 'denied'; code: string | null; reason: string | null; rule: string | null; at: number }>(
+    const rows = await this.query<{ intent_id: string; verdict: 'approved' | 'denied'; code: string | null; reason: string | null; rule: string | null; at: number; intent: string | null }>(
       'SELECT * FROM decisions WHERE intent_id = ? ORDER BY id',
       [intentId],
     );
-    return rows.map((r) => ({ intentId: r.intent_id, verdict: r.verdict, code: r.code, reason: r.reason, rule: r.rule, at: r.at }));
+    return rows.map((r) => ({
+      intentId: r.intent_id,
+      verdict: r.verdict,
+      code: r.code,
+      reason: r.reason,
+      rule: r.rule,
+      at: r.at,
+      intent: r.intent === null ? null : decodeJson<OrderIntent>(r.intent),
+    }));
   }
 
   async intent(id: string): Promise<IntentRecord | undefined> {

@@ -199,8 +199,8 @@ describe('Store: records', () => {
     store.recordDecision({ verdict: 'denied', intent, at: 5, code: 'daily_drawdown_headroom', reason: 'loss 4.9% of 5%', rule: 'daily-drawdown' });
     store.recordDecision({ verdict: 'approved', intent, at: 6 });
     expect(await store.decisions(intent.id)).toEqual([
-      { intentId: intent.id, verdict: 'denied', code: 'daily_drawdown_headroom', reason: 'loss 4.9% of 5%', rule: 'daily-drawdown', at: 5 },
-      { intentId: intent.id, verdict: 'approved', code: null, reason: null, rule: null, at: 6 },
+      { intentId: intent.id, intent, verdict: 'denied', code: 'daily_drawdown_headroom', reason: 'loss 4.9% of 5%', rule: 'daily-drawdown', at: 5 },
+      { intentId: intent.id, intent, verdict: 'approved', code: null, reason: null, rule: null, at: 6 },
     ]);
   });
 
