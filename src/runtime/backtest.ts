@@ -70,7 +70,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   const { engine, accountId } = session;
   const assetOf = new Map([...session.markets.values()].map((m) => [m.marketId, m.asset]));
 
-  const fills: Array<FillRecord & { orderId?: string }> = [];
+  const fills: FillRecord[] = [];
   const funding: FundingRecord[] = [];
   const trades = new Map<string, OpenTrade>();
   const parentOf = new Map<string, string>();
@@ -142,7 +142,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
       trade.status = p.status === 'liquidated' ? 'liquidated' : p.eventName === 'forceClose' ? 'force_closed' : 'closed';
       trade.closeReason = p.closeReason;
     }
-    const fill: FillRecord & { orderId?: string } = {
+    const fill: FillRecord = {
       time: at,
       market,
       direction: p.direction,
@@ -164,6 +164,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   let lastMinute = -1;
   const keepPrices = options.keepPrices ?? true;
   const candles = new Map<string, PriceCandle[]>();
+  let progressCandles = 0;
   const afterStep = (step: ReplayStep): void => {
     const t = step.tick.time;
     const minute = Math.floor(t / 60_000);
@@ -184,7 +185,6 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     }
     if (options.onProgress && step.candleStart) options.onProgress({ candles: ++progressCandles, time: t });
   };
-  let progressCandles = 0;
 
   const started = performance.now();
   const stats = await session.run({ afterStep, ...(options.signal ? { signal: options.signal } : {}) });
@@ -216,7 +216,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     endTime,
     initialBalance: options.balance,
     equity,
-    fills: fills.map(({ orderId, ...f }) => ({ ...f, intentId: intentOf(orderId), ...(orderId ? { orderId } : {}) })),
+    fills: fills.map((f) => ({ ...f, intentId: intentOf(f.orderId) })),
     trades: [...trades.values()].map(toTradeRecord),
     denials,
     funding,

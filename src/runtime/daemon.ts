@@ -10,7 +10,7 @@ import { Subscription } from 'rxjs';
 import type { Exchange } from '../api/exchange.js';
 import { HttpExchange } from '../api/client.js';
 import { RateLimitError, TransientFailure } from '../api/errors.js';
-import { INCREASE_ORDER_TYPES, type Order } from '../api/types.js';
+import { INCREASE_ORDER_TYPES } from '../api/types.js';
 import { WallClock, type Clock } from '../core/clock.js';
 import { Dec } from '../core/decimal.js';
 import { ConfigError } from '../core/errors.js';
@@ -30,7 +30,7 @@ import { LocalSession } from './local-session.js';
 import { PipelineMetrics } from './metrics.js';
 import { Pipeline } from './pipeline.js';
 import type { LoadedRunConfig, RunConfig } from './run-config.js';
-import { marketPresetFor } from './scenario.js';
+import { scenarioMarkets } from './scenario.js';
 import { startStatusServer, type StatusServer } from './status-server.js';
 
 export interface DaemonOptions {
@@ -178,10 +178,7 @@ export class Daemon {
     const { config, source } = this.#loaded;
     const paper = config.paper!;
     const session = await LocalSession.create({
-      markets: paper.markets.map((m) => {
-        const preset = marketPresetFor(paper.preset, m.category);
-        return { ...m, ...(preset !== undefined ? { preset } : {}) };
-      }),
+      markets: scenarioMarkets({ markets: paper.markets, preset: paper.preset }),
       strategies: strategies.map((s, i) => ({ ...s, ...(config.strategies[i]?.name ? { name: config.strategies[i]!.name } : {}) })),
       balance: new Dec(paper.balance),
       accountType: paper.accountType,
@@ -283,7 +280,7 @@ export class Daemon {
       clock,
       journal: this.#store!,
       // Filled by reconciliation below; left empty when the config says to manage external positions.
-      ...(config.reconcile.manageExternal ? {} : { untouchable: { orders: this.#externalOrderIds, positions: this.#external.positions } }),
+      ...(config.reconcile.manageExternal ? {} : { untouchable: this.#external }),
       ...(config.executor.limits ? { limits: config.executor.limits } : {}),
       ...(config.executor.maxQueueWaitMs ? { maxQueueWaitMs: config.executor.maxQueueWaitMs } : {}),
       ...(config.executor.maxQueuedEntries ? { maxQueuedEntries: config.executor.maxQueuedEntries } : {}),
@@ -338,10 +335,7 @@ export class Daemon {
       await this.#retrying('reconcile', () => executor.reconcile(accountId));
       const active = await this.#retrying('listActiveOrders', () => exchange.listActiveOrders(accountId));
       const external = active.filter((o) => !known.has(o.id) && !(o.parentOrderId && known.has(o.parentOrderId)));
-      for (const o of external) {
-        this.#external.orders.set(o.id, o);
-        this.#externalOrderIds.add(o.id);
-      }
+      for (const o of external) this.#external.orders.add(o.id);
       for (const asset of assets) {
         for (const p of await this.#retrying('listActivePositions', () => exchange.listActivePositions(accountId, asset))) {
           const ours = active.some((o) => o.positionId === p.idx && known.has(o.id));
@@ -357,8 +351,8 @@ export class Daemon {
     }
   }
 
-  readonly #external = { orders: new Map<string, Order>(), positions: new Set<string>() };
-  readonly #externalOrderIds = new Set<string>();
+  /** Ids of what propbot did not place, found at start; the executor leaves them alone. */
+  readonly #external = { orders: new Set<string>(), positions: new Set<string>() };
 
   /**
    * A read outside the executor (start-up reconciliation, shutdown): a transient failure (5xx, 429,

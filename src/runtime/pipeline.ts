@@ -112,7 +112,8 @@ export class Pipeline {
     this.#intents += 1;
     metrics?.intents.inc({ strategy: intent.strategy, kind: intent.kind });
     const at = new Date(this.#o.clock.now()).toISOString().slice(0, 19).replace('T', ' ');
-    this.#log.info({ event: 'intent', at, intent: summarizeIntent(intent) }, `[${at}] ${intent.strategy}: ${describeIntent(intent)}`);
+    // The intent itself goes into the JSON line (its Decimals serialise as exact strings).
+    this.#log.info({ event: 'intent', at, intent }, `[${at}] ${intent.strategy}: ${describeIntent(intent)}`);
     const decision = guard.check(intent);
     store?.recordDecision(decision);
     metrics?.decisions.inc({ verdict: decision.verdict, code: decision.verdict === 'approved' ? 'approved' : decision.code });
@@ -169,31 +170,6 @@ export class Pipeline {
     this.#o.store?.recordGuardState(change);
     this.#o.metrics?.guardState.set({ account: change.accountId }, GUARD_STATE_VALUE[change.to]);
     this.#log.warn({ event: 'guard_state', ...change }, `guard ${change.accountId}: ${change.from} → ${change.to}: ${change.reason}`);
-  }
-}
-
-/** The fields of an intent worth a log line (Decimals print as strings through pino's JSON). */
-export function summarizeIntent(intent: OrderIntent): Record<string, unknown> {
-  const base: Record<string, unknown> = { id: intent.id, kind: intent.kind, strategy: intent.strategy, account: intent.accountId, asset: intent.asset };
-  switch (intent.kind) {
-    case 'open':
-      return {
-        ...base,
-        direction: intent.direction,
-        entry: intent.entry.type,
-        sizing: intent.sizing.kind === 'quote' ? `quote ${intent.sizing.amount.toString()}` : `base ${intent.sizing.size.toString()}`,
-        leverage: intent.leverage.toString(),
-        stopLoss: intent.stopLoss?.toString(),
-        takeProfit: intent.takeProfit?.toString(),
-      };
-    case 'close':
-      return { ...base, direction: intent.direction, size: intent.size?.toString() ?? 'all' };
-    case 'protect':
-      return { ...base, direction: intent.direction, stopLoss: intent.stopLoss?.toString(), takeProfit: intent.takeProfit?.toString() };
-    case 'cancel':
-      return { ...base, orderId: intent.orderId };
-    case 'close_all':
-      return { ...base, scope: intent.scope };
   }
 }
 

@@ -5,12 +5,11 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { ACCOUNT_TYPES, MARKET_CATEGORIES } from '../api/types.js';
+import { ACCOUNT_TYPES } from '../api/types.js';
 import { loadConfigFile, parseConfigText } from '../core/config-file.js';
-import { FILE_LAYOUTS } from '../feed/files/types.js';
 import { FEED_RESOURCES } from '../feed/polling-feed.js';
 import { RiskGuardConfigSchema } from '../risk/config.js';
-import { BACKTEST_PRESETS, dateValue, resolveStrategySpec } from './scenario.js';
+import { BACKTEST_PRESETS, dateValue, MarketFileSchema, resolveStrategySpec } from './scenario.js';
 
 export const RUN_MODES = ['paper', 'sandbox', 'live'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
@@ -28,16 +27,7 @@ export const RunConfigSchema = z.strictObject({
   /** Paper mode: the local engine, fed by a replay of candle files. */
   paper: z
     .strictObject({
-      markets: z
-        .array(
-          z.strictObject({
-            asset: z.string().regex(/^[A-Za-z0-9._-]{1,20}$/, 'expected a ticker like BTC'),
-            file: z.string().min(1),
-            category: z.enum(MARKET_CATEGORIES).optional(),
-            layout: z.enum(FILE_LAYOUTS).optional(),
-          }),
-        )
-        .min(1),
+      markets: z.array(MarketFileSchema).min(1),
       /** Virtual time per wall second: 3600 replays an hour of candles each second; 0 = as fast as it goes. */
       speed: z.number().nonnegative().default(3600),
       from: dateValue.optional(),

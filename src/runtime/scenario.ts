@@ -57,6 +57,14 @@ export const dateValue = z.union([z.string(), z.number(), z.date()]).transform((
   return ms;
 });
 
+/** A market and the file its prices come from: a scenario's `data` and a paper run's `paper.markets`. */
+export const MarketFileSchema = z.strictObject({
+  asset: z.string().regex(/^[A-Za-z0-9._-]{1,20}$/, 'expected a ticker like BTC'),
+  file: z.string().min(1),
+  category: z.enum(MARKET_CATEGORIES).optional(),
+  layout: z.enum(FILE_LAYOUTS).optional(),
+});
+
 const strategySchema = z.strictObject({
   use: z.string().min(1),
   params: z.record(z.string(), z.unknown()).default({}),
@@ -68,14 +76,7 @@ export const ScenarioSchema = z.strictObject({
   strategy: strategySchema.optional(),
   strategies: z.array(strategySchema).min(1).optional(),
   data: z
-    .array(
-      z.strictObject({
-        asset: z.string().regex(/^[A-Za-z0-9._-]{1,20}$/, 'expected a ticker like BTC'),
-        file: z.string().min(1),
-        category: z.enum(MARKET_CATEGORIES).optional(),
-        layout: z.enum(FILE_LAYOUTS).optional(),
-      }),
-    )
+    .array(MarketFileSchema)
     .min(1),
   from: dateValue.optional(),
   to: dateValue.optional(),
