@@ -459,7 +459,7 @@ export class HttpExchange implements Exchange {
       for (const [k, v] of Object.entries(body)) if (k !== 'error' && k !== 'message') details[k] = v;
     }
     if (status === 429) {
-      const retryAt = parseRetryAt(details['retryAt']) ?? parseRetryAfter(headerOf(headers, 'retry-after'));
+      const retryAt = parseTimestamp(details['retryAt']) ?? parseRetryAfter(headerOf(headers, 'retry-after'));
       if (retryAt) details['retryAt'] = retryAt;
       else delete details['retryAt'];
       if (typeof details['limit'] === 'string' && /^\d+$/.test(details['limit'])) details['limit'] = Number(details['limit']);
@@ -612,10 +612,6 @@ function parseTimestamp(value: unknown): Date | null {
   if (/^\d+(\.\d+)?$/.test(text)) return parseTimestamp(Number(text));
   const ms = Date.parse(text);
   return Number.isNaN(ms) ? null : new Date(ms);
-}
-
-function parseRetryAt(value: unknown): Date | undefined {
-  return parseTimestamp(value) ?? undefined;
 }
 
 /** `Retry-After`: delay in seconds, or an HTTP date (RFC 9110 §10.2.3). */

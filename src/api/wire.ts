@@ -63,12 +63,17 @@ export class ResponseShapeError extends PropbotError {
   readonly received: string;
   readonly request: string | undefined;
   constructor(field: string, expected: string, received: unknown, request?: string) {
-    const shown = received === undefined ? 'nothing (field missing)' : describeValue(received);
+    const shown = describeReceived(received);
     super('response_shape', `${request ? `${request}: ` : ''}response ${field}: ${expected}, got ${shown}`);
     this.field = field;
     this.received = shown;
     this.request = request;
   }
+}
+
+/** How a decode error shows the offending value; a missing field is said so, not shown as `undefined`. */
+function describeReceived(received: unknown): string {
+  return received === undefined ? 'nothing (field missing)' : describeValue(received);
 }
 
 /** Code of the 400 a malformed request body earns (wrong type, bad fp9 string, unknown enum value). */
@@ -434,50 +439,62 @@ export function decodeResponse<S extends z.ZodType>(schema: S, json: unknown, ro
   throw new ResponseShapeError(formatPath(root, issue.path), issue.message, valueAt(json, issue.path), request);
 }
 
+// Built once: these run on every response, and a zod schema is not free to construct.
+const listOf = <S extends z.ZodType>(item: S, error = 'expected an array') => z.array(item, { error });
+const orderList = listOf(orderSchema);
+const orderPage = pageSchema(orderSchema);
+const positionList = listOf(positionSchema);
+const positionEventList = listOf(positionEventSchema);
+const chartEventPage = pageSchema(chartEventSchema);
+const chartEventBucketList = listOf(chartEventBucketSchema);
+const riskStatusList = listOf(riskStatusSchema);
+const equityPointList = listOf(equityPointSchema);
+const marketList = listOf(marketSchema, 'expected an array of markets or { data: [...] }');
+const accountEventPage = pageSchema(accountEventSchema);
+
 export const decodeOrder = (json: unknown, root = 'order', request?: string): Order =>
   decodeResponse(orderSchema, json, root, request);
 export const decodeOrders = (json: unknown, root = 'orders', request?: string): Order[] =>
-  decodeResponse(z.array(orderSchema, { error: 'expected an array' }), json, root, request);
+  decodeResponse(orderList, json, root, request);
 export const decodeOrderPage = (json: unknown, root = 'page', request?: string): Page<Order> =>
-  decodeResponse(pageSchema(orderSchema), json, root, request);
+  decodeResponse(orderPage, json, root, request);
 export const decodePosition = (json: unknown, root = 'position', request?: string): Position =>
   decodeResponse(positionSchema, json, root, request);
 export const decodePositions = (json: unknown, root = 'positions', request?: string): Position[] =>
-  decodeResponse(z.array(positionSchema, { error: 'expected an array' }), json, root, request);
+  decodeResponse(positionList, json, root, request);
 export const decodePositionEvent = (json: unknown, root = 'event', request?: string): PositionEvent =>
   decodeResponse(positionEventSchema, json, root, request);
 export const decodePositionEvents = (json: unknown, root = 'events', request?: string): PositionEvent[] =>
-  decodeResponse(z.array(positionEventSchema, { error: 'expected an array' }), json, root, request);
+  decodeResponse(positionEventList, json, root, request);
 export const decodeChartEvent = (json: unknown, root = 'chartEvent', request?: string): ChartEvent =>
   decodeResponse(chartEventSchema, json, root, request);
 export const decodeChartEventPage = (json: unknown, root = 'page', request?: string): Page<ChartEvent> =>
-  decodeResponse(pageSchema(chartEventSchema), json, root, request);
+  decodeResponse(chartEventPage, json, root, request);
 export const decodeChartEventBuckets = (json: unknown, root = 'buckets', request?: string): ChartEventBucket[] =>
-  decodeResponse(z.array(chartEventBucketSchema, { error: 'expected an array' }), json, root, request);
+  decodeResponse(chartEventBucketList, json, root, request);
 export const decodeRiskStatus = (json: unknown, root = 'riskStatus', request?: string): RiskStatus =>
   decodeResponse(riskStatusSchema, json, root, request);
 export const decodeRiskStatuses = (json: unknown, root = 'riskStatuses', request?: string): RiskStatus[] =>
-  decodeResponse(z.array(riskStatusSchema, { error: 'expected an array' }), json, root, request);
+  decodeResponse(riskStatusList, json, root, request);
 export const decodeEquityPoints = (json: unknown, root = 'equityHistory', request?: string): EquityPoint[] =>
-  decodeResponse(z.array(equityPointSchema, { error: 'expected an array' }), json, root, request);
+  decodeResponse(equityPointList, json, root, request);
 export const decodeScalpingCoefficient = (json: unknown, root = 'scalpingCoefficient', request?: string): ScalpingCoefficient =>
   decodeResponse(scalpingCoefficientSchema, json, root, request);
 export const decodeMarket = (json: unknown, root = 'market', request?: string): Market =>
   decodeResponse(marketSchema, json, root, request);
 /** The market list's shape is not shown by the spec: a bare array or `{ data: [...] }` is accepted. */
 export const decodeMarkets = (json: unknown, root = 'markets', request?: string): Market[] => {
-  const list = z.array(marketSchema, { error: 'expected an array of markets or { data: [...] }' });
   if (json !== null && typeof json === 'object' && !Array.isArray(json) && 'data' in json) {
-    return decodeResponse(list, (json as { data: unknown }).data, `${root}.data`, request);
+    return decodeResponse(marketList, (json as { data: unknown }).data, `${root}.data`, request);
   }
-  return decodeResponse(list, json, root, request);
+  return decodeResponse(marketList, json, root, request);
 };
 export const decodeAccount = (json: unknown, root = 'account', request?: string): Account =>
   decodeResponse(accountSchema, json, root, request);
 export const decodeAccountEvent = (json: unknown, root = 'accountEvent', request?: string): AccountEvent =>
   decodeResponse(accountEventSchema, json, root, request);
 export const decodeAccountEventPage = (json: unknown, root = 'page', request?: string): Page<AccountEvent> =>
-  decodeResponse(pageSchema(accountEventSchema), json, root, request);
+  decodeResponse(accountEventPage, json, root, request);
 
 // ── encoding responses (domain → wire) ───────────────────────────────────────────────────────────
 
@@ -828,6 +845,8 @@ export const editOrderRequestSchema = z.object({
 export type WireCreateOrderRequest = z.input<typeof createOrderRequestSchema>;
 export type WireEditOrderRequest = z.input<typeof editOrderRequestSchema>;
 
+const EDIT_FP9_FIELDS = ['triggerPrice', 'amount', 'expectedAmount', 'baseSize'] as const;
+
 const CREATE_FP9_FIELDS = [
   'expectedAmount',
   'leverage',
@@ -862,7 +881,7 @@ export function encodeCreateOrderRequest(r: CreateOrderRequest): WireCreateOrder
 /** The JSON body of `PATCH /orders/{orderId}`. */
 export function encodeEditOrderRequest(r: EditOrderRequest): WireEditOrderRequest {
   const out: WireEditOrderRequest = {};
-  for (const key of ['triggerPrice', 'amount', 'expectedAmount', 'baseSize'] as const) {
+  for (const key of EDIT_FP9_FIELDS) {
     const value = r[key];
     if (value !== undefined) out[key] = fp(value, `body.${key}`);
   }
@@ -874,8 +893,7 @@ function decodeRequest<S extends z.ZodType>(schema: S, json: unknown, what: stri
   if (result.success) return result.data;
   const issue = firstIssue(result.error);
   const field = formatPath('', issue.path);
-  const received = valueAt(json, issue.path);
-  const shown = field === '(root)' ? describeValue(json) : received === undefined ? 'nothing (field missing)' : describeValue(received);
+  const shown = field === '(root)' ? describeValue(json) : describeReceived(valueAt(json, issue.path));
   const expected = field === '(root)' ? 'expected a JSON object' : issue.message;
   throw new ValidationError({
     status: 400,
@@ -908,7 +926,7 @@ export function decodeCreateOrderRequest(json: unknown): CreateOrderRequest {
 export function decodeEditOrderRequest(json: unknown): EditOrderRequest {
   const body = decodeRequest(editOrderRequestSchema, json, 'PATCH /orders/{orderId}');
   const out: EditOrderRequest = {};
-  for (const key of ['triggerPrice', 'amount', 'expectedAmount', 'baseSize'] as const) {
+  for (const key of EDIT_FP9_FIELDS) {
     const value = body[key];
     if (value !== undefined) out[key] = value;
   }

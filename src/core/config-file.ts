@@ -35,7 +35,7 @@ export function parseConfigText<S extends z.ZodType>(text: string, schema: S, op
   const first = doc.errors[0];
   if (first) {
     const line = first.linePos?.[0]?.line;
-    throw new ConfigError('', `not valid YAML: ${first.message.split('\n')[0]}`, withLine(file, line));
+    throw new ConfigError('', `not valid YAML: ${first.message.split('\n')[0]}`, { file, line });
   }
   const raw: unknown = doc.toJS() ?? {};
   const env = options.env ?? process.env;
@@ -51,14 +51,7 @@ export function parseConfigText<S extends z.ZodType>(text: string, schema: S, op
     issue.code === 'unrecognized_keys' && keys?.length
       ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `'${k}'`).join(', ')}`
       : issue.message;
-  throw new ConfigError(at.join('.'), message, withLine(file, lineOf(doc.contents, at, lineCounter)));
-}
-
-function withLine(file: string | undefined, line: number | undefined): { file?: string; line?: number } {
-  const where: { file?: string; line?: number } = {};
-  if (file !== undefined) where.file = file;
-  if (line !== undefined) where.line = line;
-  return where;
+  throw new ConfigError(at.join('.'), message, { file, line: lineOf(doc.contents, at, lineCounter) });
 }
 
 /** 1-based line of the node at `path`, or of its nearest existing ancestor. */
@@ -100,7 +93,7 @@ function interpolate(
     return value.replace(VAR, (_m, name: string) => {
       const v = env[name];
       if (v === undefined) {
-        throw new ConfigError(path.join('.'), `environment variable ${name} is not set`, withLine(file, line(path)));
+        throw new ConfigError(path.join('.'), `environment variable ${name} is not set`, { file, line: line(path) });
       }
       return v;
     });

@@ -47,11 +47,7 @@ export interface LoggerConfig {
 export function createLogger(config: LoggerConfig = {}): Logger {
   const destination = config.destination ?? process.stdout;
   const format =
-    config.format === 'auto' || config.format === undefined
-      ? (destination as NodeJS.WriteStream).isTTY && config.format === 'auto'
-        ? 'pretty'
-        : 'json'
-      : config.format;
+    config.format === 'auto' ? ((destination as NodeJS.WriteStream).isTTY ? 'pretty' : 'json') : (config.format ?? 'json');
   const options: LoggerOptions = {
     level: config.level ?? 'info',
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },

@@ -29,6 +29,15 @@ export interface Canned {
 
 export type Handler = (request: RecordedRequest) => Canned | Promise<Canned>;
 
+/** Serve `items` as the spec's paged list, honouring `limit` (default 20) and `offset` (default 0). */
+export function pagedFrom(items: readonly unknown[]): Handler {
+  return (req) => {
+    const limit = Number(req.query['limit'] ?? 20);
+    const offset = Number(req.query['offset'] ?? 0);
+    return { body: { data: items.slice(offset, offset + limit), totalCount: items.length } };
+  };
+}
+
 export class CannedServer {
   readonly requests: RecordedRequest[] = [];
   readonly #server: Server;
@@ -84,6 +93,13 @@ export class CannedServer {
     const { port } = s.#server.address() as AddressInfo;
     s.url = `http://127.0.0.1:${port}`;
     return s;
+  }
+
+  /** The address of a server that has just stopped: connecting to it is refused. */
+  static async closedUrl(): Promise<string> {
+    const gone = await CannedServer.start();
+    await gone.stop();
+    return gone.url;
   }
 
   /** Answer every following request with `handler` (or with one fixed canned response). */

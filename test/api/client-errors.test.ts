@@ -219,10 +219,7 @@ describe('transport failures', () => {
   });
 
   it('a refused connection is a ConnectionError', async () => {
-    const gone = await CannedServer.start();
-    const url = gone.url;
-    await gone.stop();
-    const orphan = new HttpExchange({ baseUrl: url, apiKey: API_KEY });
+    const orphan = new HttpExchange({ baseUrl: await CannedServer.closedUrl(), apiKey: API_KEY });
     const err = await failure(orphan.listMarkets());
     expect(err).toBeInstanceOf(ConnectionError);
     expect(err.message).toContain('ECONNREFUSED');

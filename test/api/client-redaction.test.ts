@@ -28,7 +28,6 @@ describe('API key redaction', () => {
     });
     const logger = pino({ level: 'trace' }, sink);
     const client = new HttpExchange({ baseUrl: server.url, apiKey: API_KEY, timeoutMs: 200, logger });
-    const impatient = client;
 
     // The hostile server echoes the credential back in every way it can.
     const echo = (req: { headers: Record<string, unknown> }) => String(req.headers['authorization']);
@@ -45,7 +44,7 @@ describe('API key redaction', () => {
         run: () => client.createOrder({ accountId: IDS.account, marketId: IDS.market, type: 'market', direction: 'long', amount: dec(1) }),
         canned: { drop: true },
       },
-      { run: () => impatient.getRiskStatus(IDS.account), canned: { hang: true } },
+      { run: () => client.getRiskStatus(IDS.account), canned: { hang: true } },
     ];
 
     const captured: string[] = [];
@@ -62,10 +61,7 @@ describe('API key redaction', () => {
       captured.push(e.message, String(e.stack), JSON.stringify(e), inspect(e, { depth: Infinity, showHidden: true }));
     }
     // A refused connection too.
-    const gone = await CannedServer.start();
-    const goneUrl = gone.url;
-    await gone.stop();
-    const orphan = new HttpExchange({ baseUrl: goneUrl, apiKey: API_KEY, logger });
+    const orphan = new HttpExchange({ baseUrl: await CannedServer.closedUrl(), apiKey: API_KEY, logger });
     const refused = await orphan.listMarkets().then(
       () => undefined,
       (e: unknown) => e as Error,

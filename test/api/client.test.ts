@@ -3,8 +3,7 @@ import { Dec, dec } from '../../src/core/decimal.js';
 import { HttpExchange } from '../../src/api/client.js';
 import { ResponseShapeError } from '../../src/api/wire.js';
 import { ValidationError } from '../../src/api/errors.js';
-import type { Page } from '../../src/api/types.js';
-import { CannedServer } from './canned-server.js';
+import { CannedServer, pagedFrom } from './canned-server.js';
 import {
   IDS,
   fp9,
@@ -104,11 +103,7 @@ describe('HttpExchange: accounts', () => {
 
   it('GET /accounts/events pages and iterates', async () => {
     const all = Array.from({ length: 5 }, (_, i) => wireAccountEvent({ id: `00000000-0000-4000-8000-00000000000${i}` }));
-    server.on((req) => {
-      const limit = Number(req.query['limit'] ?? 20);
-      const offset = Number(req.query['offset'] ?? 0);
-      return { body: { data: all.slice(offset, offset + limit), totalCount: all.length } };
-    });
+    server.on(pagedFrom(all));
     const page = await client.listAccountEvents({ limit: 2, offset: 1 });
     expect(server.last.path).toBe('/accounts/events');
     expect(server.last.query).toEqual({ limit: '2', offset: '1' });
@@ -160,11 +155,7 @@ describe('HttpExchange: positions and chart markers', () => {
 
   it('GET /positions/{id}/{asset}/chart-events with the range, pages and iterates', async () => {
     const all = Array.from({ length: 3 }, (_, i) => wireChartEvent({ executedAt: 1772445600 - i }));
-    server.on((req) => {
-      const limit = Number(req.query['limit'] ?? 20);
-      const offset = Number(req.query['offset'] ?? 0);
-      return { body: { data: all.slice(offset, offset + limit), totalCount: all.length } };
-    });
+    server.on(pagedFrom(all));
     const page = await client.listChartEvents(IDS.account, 'ETH', { executedFrom: 100, executedTo: 200, limit: 1000 });
     expect(server.last.path).toBe(`/positions/${IDS.account}/ETH/chart-events`);
     expect(server.last.query).toEqual({ executedFrom: '100', executedTo: '200', limit: '1000' });
@@ -266,12 +257,7 @@ describe('HttpExchange: orders', () => {
 
   it('GET /orders/{id}/{asset}/history pages and iterates', async () => {
     const all = [wireOrder({ status: 'executed' }), wireOrder({ id: IDS.order2, status: 'canceled_by_error', errorCode: 'order_below_min_notional' })];
-    server.on((req) => {
-      const offset = Number(req.query['offset'] ?? 0);
-      const limit = Number(req.query['limit'] ?? 20);
-      const page: Page<unknown> = { data: all.slice(offset, offset + limit), totalCount: all.length };
-      return { body: page };
-    });
+    server.on(pagedFrom(all));
     const page = await client.listOrderHistory(IDS.account, 'BTC', { limit: 1 });
     expect(server.last.path).toBe(`/orders/${IDS.account}/BTC/history`);
     expect(server.last.query).toEqual({ limit: '1' });

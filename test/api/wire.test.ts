@@ -57,25 +57,18 @@ import {
   wireScalpingCoefficient,
 } from './fixtures.js';
 
-function shapeError(fn: () => unknown): ResponseShapeError {
+/** The error `fn` throws, which must be an `E`; anything else (or no throw) fails the test. */
+function thrown<E extends Error>(fn: () => unknown, type: new (...args: never[]) => E): E {
   try {
     fn();
   } catch (e) {
-    if (e instanceof ResponseShapeError) return e;
+    if (e instanceof type) return e;
     throw e;
   }
-  throw new Error('expected a ResponseShapeError');
+  throw new Error(`expected a ${type.name}`);
 }
-
-function bodyError(fn: () => unknown): ValidationError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ValidationError) return e;
-    throw e;
-  }
-  throw new Error('expected a ValidationError');
-}
+const shapeError = (fn: () => unknown): ResponseShapeError => thrown(fn, ResponseShapeError);
+const bodyError = (fn: () => unknown): ValidationError => thrown(fn, ValidationError);
 
 describe('wire: decode then encode gives the wire back', () => {
   it('for every resource fixture', () => {
