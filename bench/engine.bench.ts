@@ -3,8 +3,9 @@
  * second of engine time per update so minute, funding and day boundaries are crossed as in a replay.
  *   engine.price-updates.empty   one market, nothing open
  *   engine.price-updates.loaded  the same market with 10 open positions and 20 active orders
- * plus the fp9 fast path (`setIndexPriceFp9`) for replays that hold integers already. Each figure is
- * the best of three rounds after a warm-up.
+ * plus the fp9 fast path (`setIndexPriceFp9`) for replays that hold integers already, and
+ *   engine.market-reads          getMarket after each price update (the view a backtest's feed polls).
+ * Each figure is the best of three rounds after a warm-up.
  */
 import type { Decimal } from 'decimal.js';
 import { dec } from '../src/core/decimal.js';
@@ -59,7 +60,27 @@ async function measure(name: string, loaded: boolean, n: number, fp9: boolean): 
   report(name, best, 'updates/s');
 }
 
+/** `getMarket` reads per second between price updates, as a backtest's feed polls them. */
+async function measureReads(n: number): Promise<void> {
+  const { engine, marketId } = await setup(false);
+  const ex = engine.exchangeFor(engine.addUser('reader'));
+  let t = engine.now();
+  const round = async (count: number): Promise<number> => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < count; i++) {
+      engine.setIndexPrice(marketId, dec(50000 + (i % 100)), (t += 1000));
+      await ex.getMarket(marketId);
+    }
+    return count / (Number(process.hrtime.bigint() - t0) / 1e9);
+  };
+  await round(Math.min(n, 20_000));
+  let best = 0;
+  for (let r = 0; r < 3; r++) best = Math.max(best, await round(n));
+  report('engine.market-reads', best, 'reads/s');
+}
+
 export async function run(): Promise<void> {
+  await measureReads(100_000);
   await measure('engine.price-updates.empty', false, 1_000_000, false);
   await measure('engine.price-updates.loaded', true, 500_000, false);
   await measure('engine.price-updates-fp9.empty', false, 1_000_000, true);

@@ -25,7 +25,7 @@ import { SeededIds } from '../core/ids.js';
 import { S, S2, ceilDiv, decToRaw, divFloor, floorDiv, minB, mulCeil, mulFloor, parseRaw } from './fixed.js';
 import { IdempotencyStore } from './idempotency.js';
 import { type FillQuote, fillQuote, markPnl, quoteSizing, refreshLiquidationPrice } from './pricing.js';
-import { ENGINE_PRESETS, mergePresets, validatePresets, type EnginePresets, type PhasePreset } from './presets.js';
+import { ENGINE_PRESETS, mergePresets, validatePhaseNumbers, validatePresets, type EnginePresets, type PhasePreset } from './presets.js';
 import { WeeklySchedule } from './schedule.js';
 import type { AccountEventRec, AccountRt, MarketRt, OrderRt, PositionRt, PositionSnap } from './state.js';
 import { fires, trailInit, updateThresholds } from './triggers.js';
@@ -194,6 +194,8 @@ export class EngineCore {
     }
     const phase = spec.phase ?? this.presets.account.initialPhase[spec.type];
     const rules = this.#rules(phase, spec.rules ?? {}, 'account.phase');
+    // Overrides are checked here, not first when an order reads them (maxLeverage, consistencyLimit).
+    if (spec.rules !== undefined) validatePhaseNumbers(rules, 'account.rules');
     const initial = decToRaw(spec.initialBalance);
     if (initial <= 0n) throw new ConfigError('account.initialBalance', `must be above 0, got ${spec.initialBalance.toString()}`);
     if (spec.category !== undefined && !(MARKET_CATEGORIES as readonly string[]).includes(spec.category)) {

@@ -6,8 +6,9 @@
 import type { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
 import { ConfigError } from '../core/errors.js';
+import { FP9_SCALE } from '../core/fp9.js';
 
-export const S = 1_000_000_000n;
+export const S = FP9_SCALE;
 export const S2 = S * S;
 
 /** ⌊a / b⌋ for any signs (b ≠ 0). */
@@ -25,7 +26,6 @@ export function ceilDiv(a: bigint, b: bigint): bigint {
 export const mulFloor = (a: bigint, b: bigint): bigint => floorDiv(a * b, S);
 export const mulCeil = (a: bigint, b: bigint): bigint => ceilDiv(a * b, S);
 export const divFloor = (a: bigint, b: bigint): bigint => floorDiv(a * S, b);
-export const divCeil = (a: bigint, b: bigint): bigint => ceilDiv(a * S, b);
 
 export const minB = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 

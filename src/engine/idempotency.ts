@@ -6,7 +6,7 @@
 import type { Idempotent } from '../api/exchange.js';
 import { IdempotencyInFlightError } from '../api/errors.js';
 
-type Entry<T> = { inFlight: true } | { inFlight: false; value: T; storedAt: number };
+type Entry<T> = { inFlight: true } | { inFlight: false; value: T; storedAt: number; expiresAt: number };
 
 export class IdempotencyStore {
   readonly #entries = new Map<string, Entry<unknown>>();
@@ -39,14 +39,15 @@ export class IdempotencyStore {
         request: scope,
       });
     }
-    if (entry && now() < entry.storedAt + windowMs) {
+    if (entry && now() < entry.expiresAt) {
       return { value: entry.value, idempotency: { key, replayed: true, storedAt: new Date(entry.storedAt) } };
     }
     this.#entries.set(id, { inFlight: true });
     try {
       if (beforeAct) await beforeAct();
       const value = act();
-      this.#entries.set(id, { inFlight: false, value, storedAt: now() });
+      const storedAt = now();
+      this.#entries.set(id, { inFlight: false, value, storedAt, expiresAt: storedAt + windowMs });
       return { value, idempotency: { key, replayed: false, storedAt: null } };
     } catch (err) {
       this.#entries.delete(id);
@@ -54,12 +55,15 @@ export class IdempotencyStore {
     }
   }
 
-  /** Drop stored responses older than the longest window seen, now and then. */
+  /**
+   * Drop expired responses now and then. Each entry carries its own expiry: routes keep keys for
+   * different windows, so the window of the call that happens to sweep says nothing about the others.
+   */
   #sweep(now: number, windowMs: number): void {
     if (now - this.#lastSweep < windowMs) return;
     this.#lastSweep = now;
     for (const [k, e] of this.#entries) {
-      if (!e.inFlight && now - e.storedAt > 2 * windowMs + 3_600_000) this.#entries.delete(k);
+      if (!e.inFlight && now >= e.expiresAt) this.#entries.delete(k);
     }
   }
 }

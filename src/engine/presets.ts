@@ -306,6 +306,14 @@ const MARKET_DECIMALS = [
 const MARKET_DURATIONS = ['fundingIntervalMs', 'scalpingWindowMs', 'profitAdjustmentWindowMs'] as const satisfies readonly (keyof MarketPreset)[];
 const PHASE_PERCENTS = ['profitTarget', 'maxDailyDrawdown', 'maxTotalDrawdown', 'maxTrailingTotalDrawdown', 'profitableDayThreshold', 'consistencyLimit', 'maxLeverage'] as const satisfies readonly (keyof PhasePreset)[];
 
+/** The decimal rules of a phase (preset or an account's overrides merged in), each named under `at`. */
+export function validatePhaseNumbers(ph: PhasePreset, at: string): void {
+  for (const k of PHASE_PERCENTS) {
+    const v = ph[k];
+    if (v !== null && parseRaw(String(v), `${at}.${k}`) < 0n) throw new ConfigError(`${at}.${k}`, `must not be negative, got ${v}`);
+  }
+}
+
 /** Check every preset up front, so a bad number fails at construction with its key, not mid-replay. */
 export function validatePresets(p: EnginePresets): void {
   for (const [name, m] of Object.entries(p.markets)) {
@@ -323,10 +331,7 @@ export function validatePresets(p: EnginePresets): void {
   }
   for (const [name, ph] of Object.entries(p.phases)) {
     const at = `phases.${name}`;
-    for (const k of PHASE_PERCENTS) {
-      const v = ph[k];
-      if (v !== null && parseRaw(String(v), `${at}.${k}`) < 0n) throw new ConfigError(`${at}.${k}`, `must not be negative, got ${v}`);
-    }
+    validatePhaseNumbers(ph, at);
     if (ph.next !== null && !p.phases[ph.next]) throw new ConfigError(`${at}.next`, `no phase ${JSON.stringify(ph.next)}; have ${Object.keys(p.phases).join(', ')}`);
   }
   for (const t of ACCOUNT_TYPES) {

@@ -224,14 +224,66 @@ export interface MarketViewOptions {
   maxLeverageByAccount?: Record<string, bigint>;
 }
 
+type MarketSettings = Market['settings'];
+
+/**
+ * The parts of a market's view that never change (config) or change only with its flags (settings, with
+ * the leverage caps of the caller): built once per market and state, frozen, and handed out again, since
+ * backtests read markets on every step. Everything else in MarketRt that settings show is fixed at addMarket.
+ */
+interface MarketParts {
+  config: Market['config'];
+  /** By flags and leverage caps (see settingsOf); a handful of entries per market. */
+  settings: Map<string, MarketSettings>;
+}
+const PARTS = new WeakMap<MarketRt, MarketParts>();
+
+function partsOf(m: MarketRt): MarketParts {
+  let p = PARTS.get(m);
+  if (p === undefined) {
+    const config = Object.freeze({ ...m.config, tags: Object.freeze([...m.config.tags]) as string[] });
+    p = { config, settings: new Map() };
+    PARTS.set(m, p);
+  }
+  return p;
+}
+
+function settingsOf(m: MarketRt, byAccount: Record<string, bigint> | undefined): MarketSettings {
+  const isPaused = m.isPaused || m.inPause;
+  let key = `${+m.isCloseOnly}${+m.isClosed}${+isPaused}${+m.isZeroSpread}`;
+  if (byAccount !== undefined) for (const [k, v] of Object.entries(byAccount)) key += `|${k}=${v}`;
+  const parts = partsOf(m);
+  let s = parts.settings.get(key);
+  if (s === undefined) {
+    const maxLeverageByAccount: Record<string, ReturnType<typeof rawToDec>> = {};
+    for (const [k, v] of Object.entries(byAccount ?? m.maxLeverageByType)) maxLeverageByAccount[k] = d(v);
+    s = Object.freeze({
+      fee: d(m.fee),
+      minInitMarginRatio: d(m.minImr),
+      initMarginRatio: d(m.imr),
+      maintenanceMarginRatio: d(m.mmr),
+      maxLeverageByAccount: Object.freeze(maxLeverageByAccount),
+      spreadLimit: d(m.spreadLimit),
+      maxPriceImpact: d(m.maxImpact),
+      maxPriceSpread: d(m.maxPriceSpread),
+      maxOpenNotionalLong: d(m.maxOpenLong),
+      maxOpenNotionalShort: d(m.maxOpenShort),
+      minStopTriggerDistanceRatio: d(m.minStopDist),
+      isCloseOnly: m.isCloseOnly,
+      isClosed: m.isClosed,
+      isPaused,
+      isZeroSpread: m.isZeroSpread,
+    });
+    parts.settings.set(key, s);
+  }
+  return s;
+}
+
 export function marketView(m: MarketRt, opts: MarketViewOptions): Market {
-  const lev = opts.maxLeverageByAccount ?? m.maxLeverageByType;
-  const maxLeverageByAccount: Record<string, ReturnType<typeof rawToDec>> = {};
-  for (const [k, v] of Object.entries(lev)) maxLeverageByAccount[k] = d(v);
   const sched = m.schedule ? m.schedule.at(opts.now) : null;
   return {
     id: m.id,
-    config: { ...m.config, tags: [...m.config.tags] },
+    config: partsOf(m).config,
     state: {
       indexPrice: d(m.hasPrice ? m.price : 0n),
       blockTimestamp: m.priceAt,
@@ -244,23 +296,7 @@ export function marketView(m: MarketRt, opts: MarketViewOptions): Market {
       vpiCoefficientLong: d(m.coefLong),
       vpiCoefficientShort: d(m.coefShort),
     },
-    settings: {
-      fee: d(m.fee),
-      minInitMarginRatio: d(m.minImr),
-      initMarginRatio: d(m.imr),
-      maintenanceMarginRatio: d(m.mmr),
-      maxLeverageByAccount,
-      spreadLimit: d(m.spreadLimit),
-      maxPriceImpact: d(m.maxImpact),
-      maxPriceSpread: d(m.maxPriceSpread),
-      maxOpenNotionalLong: d(m.maxOpenLong),
-      maxOpenNotionalShort: d(m.maxOpenShort),
-      minStopTriggerDistanceRatio: d(m.minStopDist),
-      isCloseOnly: m.isCloseOnly,
-      isClosed: m.isClosed,
-      isPaused: m.isPaused || m.inPause,
-      isZeroSpread: m.isZeroSpread,
-    },
+    settings: settingsOf(m, opts.maxLeverageByAccount),
     change: {
       initialPrice: d(priceAt(m, opts.now - 86_400_000)),
       initialPrice1h: d(priceAt(m, opts.now - 3_600_000)),

@@ -245,6 +245,8 @@ describe('equity history', () => {
     const back = await w.ex.getEquityHistory(w.accountId, { timestamp: T0 + MIN, duration: -MIN });
     expect(back.map((p) => p.timestamp)).toEqual([T0, T0 + MIN]);
     await rejects(w.ex.getEquityHistory(w.accountId, { duration: 0 }), ValidationError, 'duration_zero');
+    await rejects(w.ex.getEquityHistory(w.accountId, { duration: 1.5 }), ValidationError, 'duration_invalid');
+    await rejects(w.ex.getEquityHistory(w.accountId, { timestamp: Number.NaN }), ValidationError, 'timestamp_invalid');
     // the default window is 5 days back from now
     const def = await w.ex.getEquityHistory(w.accountId);
     expect(def.length).toBe(4);

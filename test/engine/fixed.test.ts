@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { ConfigError } from '../../src/core/errors.js';
-import { toFp9Raw } from '../../src/core/fp9.js';
+import { fromFp9Raw, toFp9Raw } from '../../src/core/fp9.js';
 import { ceilDiv, decToRaw, floorDiv, parseRaw, rawHuman, rawToDec } from '../../src/engine/fixed.js';
 
 const decimalString = fc
@@ -47,5 +47,18 @@ describe('fp9 integer helpers', () => {
         expect(decToRaw(rawToDec(raw))).toBe(raw);
       }),
     );
+  });
+  it('rawToDec (cached) equals the core codec, also after its cache has been cleared and refilled', () => {
+    const seen = [123_456_789n, -5n, 10n ** 20n];
+    const before = seen.map((r) => rawToDec(r).toString());
+    const wrong: bigint[] = [];
+    for (let i = 0n; i < 20_000n; i++) {
+      const r = i * 7n - 1n;
+      const got = rawToDec(r);
+      if (i % 50n === 0n && !got.eq(fromFp9Raw(r))) wrong.push(r);
+    }
+    expect(wrong).toEqual([]);
+    expect(seen.map((r) => rawToDec(r).toString())).toEqual(before);
+    expect(seen.map((r) => rawToDec(r).eq(fromFp9Raw(r)))).toEqual([true, true, true]);
   });
 });

@@ -128,6 +128,33 @@ describe('weekly schedule (RWA: paused Friday 21:00 UTC to Sunday 21:00 UTC)', (
 });
 
 describe('market reads', () => {
+  it('reads follow flag changes and the caller; a read cannot alter the next one', async () => {
+    const e = new Engine({ startMs: T0 });
+    const m = e.addMarket({ baseAsset: 'BTC', price: dec(50000) });
+    const acc = e.openAccount({ userId: 'u', type: 'real', initialBalance: dec(10000), rules: { maxLeverage: '3' } });
+    const ex = e.exchangeFor('u');
+    const flags = (x: typeof m) => [x.settings.isPaused, x.settings.isCloseOnly, x.settings.isClosed, x.settings.isZeroSpread];
+    const before = await ex.getMarket(m.id);
+    expect(flags(before)).toEqual([false, false, false, false]);
+    e.setMarketFlags(m.id, { isCloseOnly: true });
+    expect(flags(await ex.getMarket(m.id))).toEqual([false, true, false, false]);
+    e.setMarketFlags(m.id, { isCloseOnly: false, isPaused: true });
+    expect(flags(await ex.getMarket(m.id))).toEqual([true, false, false, false]);
+    e.setMarketFlags(m.id, { isPaused: false });
+    expect(flags(await ex.getMarket(m.id))).toEqual([false, false, false, false]);
+    const mine = await ex.getMarket(m.id, { accountId: acc.accountId });
+    expect(Object.keys(mine.settings.maxLeverageByAccount)).toEqual(['real']);
+    expect(Object.keys((await ex.getMarket(m.id)).settings.maxLeverageByAccount).sort()).toEqual(['demo', 'real', 'tournament']);
+    expect(() => {
+      (before.config.tags as string[]).push('x');
+    }).toThrow(TypeError);
+    expect(() => {
+      (before.settings as { isClosed: boolean }).isClosed = true;
+    }).toThrow(TypeError);
+    const again = await ex.getMarket(m.id);
+    expect(again.config.tags).toEqual(m.config.tags);
+    expect(again.settings.isClosed).toBe(false);
+  });
   it('get with accountId resolves leverage for the account; hidden outside its category; list sorted by priority', async () => {
     const e = new Engine({ startMs: T0 });
     const btc = e.addMarket({ baseAsset: 'BTC', price: dec(50000), priority: 1 });

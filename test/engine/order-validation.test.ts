@@ -17,7 +17,6 @@ import {
   ValidationError,
 } from '../../src/api/errors.js';
 import type { CreateOrderRequest } from '../../src/api/types.js';
-import { dec } from '../../src/core/decimal.js';
 import { D, FLAT, rejects, world } from './helpers.js';
 
 type Req = Partial<CreateOrderRequest> & Pick<CreateOrderRequest, 'type' | 'direction' | 'amount'>;
@@ -54,6 +53,11 @@ describe('POST /orders step 1: shape for the type', () => {
     ['trailing_stop_offset_percent_negative', { type: 'trailing_stop', direction: 'long', amount: D(1), positionId: 'p', trailingStopOffsetPercent: D('-0.01') }],
     ['trailing_stop_offset_percent_gte_one', { type: 'trailing_stop', direction: 'long', amount: D(1), positionId: 'p', trailingStopOffsetPercent: D(1) }],
     ['position_id_required', { type: 'take', direction: 'long', amount: D(1), triggerPrice: D(60000) }],
+    ['order_type_not_accepted', { ...base, type: 'liquidation' as never }],
+    ['direction_invalid', { ...base, direction: 'up' as never }],
+    ['size_mode_invalid', { ...base, sizeMode: 'units' as never }],
+    ['expected_amount_negative', { ...base, expectedAmount: D(-1) }],
+    ['trigger_price_not_allowed', { ...base, type: 'market', triggerPrice: D(50000) }],
   ];
   for (const [code, req] of cases) {
     it(`${code} (${req.type} ${req.direction})`, async () => {
@@ -254,6 +258,16 @@ describe('POST /orders idempotency', () => {
     expect(c.value.id).not.toBe(a.value.id);
     expect(await w.ex.listActiveOrders(w.accountId)).toHaveLength(2);
   });
+  it('a key is kept for its own window, whatever window another route sweeps with', async () => {
+    const w = world({ config: { presets: { limits: { orderIdempotencyMs: 3 * 3_600_000 } } } });
+    const req = { ...base, accountId: w.accountId, marketId: w.market.id } as CreateOrderRequest;
+    const a = await w.ex.createOrder(req, { idempotencyKey: 'k' });
+    w.engine.advanceTo(w.engine.now() + 2 * 3_600_000);
+    await w.ex.closeAllPositions(w.accountId, { idempotencyKey: 'c' });
+    const b = await w.ex.createOrder(req, { idempotencyKey: 'k' });
+    expect([b.idempotency.replayed, b.value.id]).toEqual([true, a.value.id]);
+    expect(await w.ex.listActiveOrders(w.accountId)).toHaveLength(1);
+  });
   it('a refused call stores nothing; opting out with null never replays', async () => {
     const w = world();
     await rejects(w.ex.createOrder({ ...base, amount: D(0), accountId: w.accountId, marketId: w.market.id } as CreateOrderRequest, { idempotencyKey: 'k' }), ValidationError, 'amount_not_positive');
@@ -304,6 +318,14 @@ describe('PATCH /orders/{id}', () => {
     const capped = world({ market: { overrides: { ...FLAT, maxOpenNotionalLong: '1000' } } });
     const c = await capped.order({ ...base, amount: D(100), leverage: D(5) });
     await rejects(capped.ex.editOrder(c.value.id, { amount: D(300) }), ValidationError, 'order_exceeds_max_open_notional');
+  });
+  it('expected_amount_negative; growing the reserve past the free balance: insufficient_free_balance', async () => {
+    const { w, o } = await limitOrder();
+    await rejects(w.ex.editOrder(o.id, { expectedAmount: D(-1) }), ValidationError, 'expected_amount_negative');
+    await rejects(w.ex.editOrder(o.id, { amount: D('10000.000000001') }), ValidationError, 'insufficient_free_balance');
+    expect((await w.ex.listActiveOrders(w.accountId)).map((x) => x.id)).toEqual([o.id]);
+    const grown = await w.ex.editOrder(o.id, { amount: D(10000) });
+    expect(grown.amount.toString()).toBe('10000');
   });
   it('403s: challenge_closed, funded_limit_trading_locked on growth, market_paused, market_close_only, access', async () => {
     const { w, o } = await limitOrder();
@@ -392,6 +414,5 @@ describe('a fresh engine refuses unknown callers', () => {
     const w = world();
     const { UnauthorizedError } = await import('../../src/api/errors.js');
     await rejects(w.engine.exchangeFor('ghost').listRiskStatuses(), UnauthorizedError, 'unauthorized');
-    expect(dec(1).toString()).toBe('1');
   });
 });

@@ -111,6 +111,9 @@ describe('chart events', () => {
     const ok = await w.ex.getChartEventBuckets(w.accountId, 'BTC', { resolution: '1', from: s, to: s + 350 * 60 });
     expect(ok.length).toBeGreaterThan(0);
     await rejects(w.ex.getChartEventBuckets(w.accountId, 'BTC', { resolution: '1', from: s, to: s + 351 * 60 }), ValidationError, 'chart_range_too_large');
+    await rejects(w.ex.getChartEventBuckets(w.accountId, 'BTC', { resolution: '7' as never, from: s, to: s }), ValidationError, 'resolution_invalid');
+    await rejects(w.ex.getChartEventBuckets(w.accountId, 'BTC', { resolution: '1', from: s + 60, to: s }), ValidationError, 'chart_range_invalid');
+    await rejects(w.ex.listChartEvents(w.accountId, 'BTC', { executedFrom: 0.5, executedTo: s }), ValidationError, 'chart_range_invalid');
     const daily = await w.ex.getChartEventBuckets(w.accountId, 'BTC', { resolution: '1D', from: s, to: s });
     expect(daily.map((x) => x.time)).toEqual([s]);
     expect(daily[0]!.buy.totalCount + daily[0]!.sell.totalCount).toBe(6);

@@ -85,6 +85,9 @@ describe('bad caller input is refused with what and where', () => {
     expect(() => e.openAccount({ userId: 'u', type: 'real', phase: 'nope', initialBalance: dec(1) })).toThrow(ConfigError);
     expect(() => e.openAccount({ userId: 'u', type: 'real', initialBalance: dec(0) })).toThrow(/account\.initialBalance/);
     expect(() => e.openAccount({ userId: 'u', type: 'x' as never, initialBalance: dec(1) })).toThrow(/account\.type/);
+    expect(() => e.openAccount({ userId: 'u', type: 'real', initialBalance: dec(1), rules: { maxLeverage: 'ten' } })).toThrow(/account\.rules\.maxLeverage/);
+    expect(() => e.openAccount({ userId: 'u', type: 'real', initialBalance: dec(1), rules: { consistencyLimit: '-1' } })).toThrow(/account\.rules\.consistencyLimit/);
+    expect(e.openAccount({ userId: 'u', type: 'real', initialBalance: dec(1), rules: { maxLeverage: '3' } }).status).toBe('active');
   });
   it('presets are checked at construction, naming the key', () => {
     expect(() => new Engine({ presets: { phases: { active_evaluation: { next: 'nowhere' } } } })).toThrow(/phases\.active_evaluation\.next/);
