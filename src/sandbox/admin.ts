@@ -25,7 +25,7 @@ import { PropbotError } from '../core/errors.js';
 import type { Engine } from '../engine/index.js';
 import { faultsSchema, type SandboxConfig } from './config.js';
 import type { FaultInjector } from './faults.js';
-import { HttpRefusal, parseJson } from './http-io.js';
+import { bearerToken, HttpRefusal, parseJson } from './http-io.js';
 import type { MarketFeed } from './market-feed.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { SandboxClock } from './sandbox-clock.js';
@@ -100,9 +100,7 @@ function marketIdOf(ctx: AdminContext, ref: { asset?: string | undefined; market
 }
 
 export async function handleAdmin(ctx: AdminContext, req: IncomingMessage, url: URL, raw: Buffer): Promise<AdminAnswer> {
-  const header = req.headers['authorization'];
-  const token = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
-  if (token !== ctx.config.adminToken) {
+  if (bearerToken(req) !== ctx.config.adminToken) {
     throw new HttpRefusal(401, 'admin_unauthorized', 'the /_sandbox/ admin surface needs Authorization: Bearer <adminToken>');
   }
   const method = (req.method ?? 'GET').toUpperCase();

@@ -4,13 +4,11 @@
  * key path and, when read from a file, the line (`ConfigError`). Without a file the embedded default
  * (`DEFAULT_SANDBOX_YAML`, the same text as config/sandbox.yaml) applies.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Decimal } from 'decimal.js';
 import { z } from 'zod';
 import { Dec } from '../core/decimal.js';
-import { parseConfigText } from '../core/config-file.js';
-import { ConfigError } from '../core/errors.js';
+import { loadConfigFile, parseConfigText } from '../core/config-file.js';
 import { uuidFromString } from '../core/ids.js';
 import { ACCOUNT_STATUSES, ACCOUNT_TYPES, MARKET_CATEGORIES } from '../api/types.js';
 import { ENGINE_PRESETS } from '../engine/presets.js';
@@ -61,7 +59,7 @@ const duration = z.union([z.number().int().positive(), z.string()]).transform((v
 const share = z.number().min(0).max(1);
 const ms = z.number().int().nonnegative();
 
-const rateWindow = z.strictObject({ limit: z.number().int().positive(), window: z.union([z.number().int().positive(), z.string()]) });
+const rateWindow = z.strictObject({ limit: z.number().int().positive(), window: duration });
 
 const randomWalk = z.strictObject({
   initial: decimal({ positive: true }),
@@ -199,21 +197,10 @@ export const sandboxConfigSchema = z
       if (u.apiKey === c.adminToken) ctx.addIssue({ code: 'custom', path: ['users', i, 'apiKey'], message: 'an API key may not equal adminToken' });
       u.accounts.forEach((a, j) => unique(a.name, 'account name', ['users', i, 'accounts', j, 'name']));
     });
-    c.rateLimits.read.forEach((w, i) => checkWindow(w.window, ['rateLimits', 'read', i, 'window'], ctx));
-    c.rateLimits.write.forEach((w, i) => checkWindow(w.window, ['rateLimits', 'write', i, 'window'], ctx));
     if (c.faults.latency.maxMs < c.faults.latency.minMs) {
       ctx.addIssue({ code: 'custom', path: ['faults', 'latency', 'maxMs'], message: 'must not be below minMs' });
     }
   });
-
-function checkWindow(w: number | string, at: (string | number)[], ctx: z.RefinementCtx): void {
-  if (parseDuration(w) === undefined) ctx.addIssue({ code: 'custom', path: at, message: `expected a duration such as 1s or 60s, got ${JSON.stringify(w)}` });
-}
-
-function parseDuration(value: number | string): number | undefined {
-  const r = duration.safeParse(value);
-  return r.success ? r.data : undefined;
-}
 
 type ParsedConfig = z.output<typeof sandboxConfigSchema>;
 
@@ -277,6 +264,10 @@ function windowLabel(ms: number): string {
   return `${ms}ms`;
 }
 
+function rateWindows(list: ParsedConfig['rateLimits']['read']): SandboxConfig['rateLimits']['read'] {
+  return list.map((w) => ({ limit: w.limit, windowMs: w.window, label: windowLabel(w.window) }));
+}
+
 function resolve(parsed: ParsedConfig, baseDir: string): SandboxConfig {
   const seed = parsed.seed;
   return {
@@ -289,16 +280,7 @@ function resolve(parsed: ParsedConfig, baseDir: string): SandboxConfig {
       startMs: parsed.clock.start === undefined ? undefined : typeof parsed.clock.start === 'number' ? parsed.clock.start : Date.parse(parsed.clock.start),
       tickMs: parsed.clock.tickMs,
     },
-    rateLimits: {
-      read: parsed.rateLimits.read.map((w) => {
-        const windowMs = parseDuration(w.window)!;
-        return { limit: w.limit, windowMs, label: windowLabel(windowMs) };
-      }),
-      write: parsed.rateLimits.write.map((w) => {
-        const windowMs = parseDuration(w.window)!;
-        return { limit: w.limit, windowMs, label: windowLabel(windowMs) };
-      }),
-    },
+    rateLimits: { read: rateWindows(parsed.rateLimits.read), write: rateWindows(parsed.rateLimits.write) },
     latency: parsed.latency,
     markets: parsed.markets.map((m) => ({
       baseAsset: m.baseAsset,
@@ -349,13 +331,7 @@ export function parseSandboxConfig(text: string, file?: string, env?: Record<str
 
 /** Read and validate a sandbox YAML file. */
 export function loadSandboxConfig(file: string): SandboxConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError('', `cannot read the sandbox config: ${(err as Error).message}`, { file });
-  }
-  return parseSandboxConfig(text, file);
+  return resolve(loadConfigFile(file, sandboxConfigSchema), path.dirname(path.resolve(file)));
 }
 
 /** The built-in configuration (two users, BTC, ETH and a paused-on-weekends RWA market). */

@@ -58,6 +58,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/** The token of `Authorization: Bearer <token>`, or undefined when the header is absent or malformed. */
+export function bearerToken(req: IncomingMessage): string | undefined {
+  const header = req.headers['authorization'];
+  return typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+}
+
 /** Parse a JSON body; empty means `undefined`. Bad JSON is 400 `invalid_json` with the parser's reason. */
 export function parseJson(raw: Buffer): unknown {
   if (raw.length === 0) return undefined;
@@ -70,7 +76,7 @@ export function parseJson(raw: Buffer): unknown {
 }
 
 /** JSON-safe details: Decimals become fp9 strings, Dates ISO strings. */
-export function wireDetails(details: Record<string, unknown>): Record<string, unknown> {
+function wireDetails(details: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(details)) {
     if (value instanceof Decimal || Decimal.isDecimal(value)) out[key] = encodeFp9(value as Decimal, 'half-even', key);

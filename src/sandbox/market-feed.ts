@@ -16,7 +16,6 @@ export interface FeedTarget {
 
 export interface FeedMarket {
   marketId: string;
-  baseAsset: string;
   track: PriceTrack;
 }
 
@@ -24,7 +23,6 @@ export class MarketFeed {
   readonly #engine: FeedTarget;
   readonly #markets: readonly FeedMarket[];
   readonly #onError: (err: unknown) => void;
-  #applied = 0;
 
   constructor(engine: FeedTarget, markets: readonly FeedMarket[], onError: (err: unknown) => void) {
     this.#engine = engine;
@@ -32,23 +30,17 @@ export class MarketFeed {
     this.#onError = onError;
   }
 
-  /** How many price points have been applied. */
-  get applied(): number {
-    return this.#applied;
-  }
-
   /** Apply every point up to `nowMs`, then move the engine to `nowMs`. */
   syncTo(nowMs: number): void {
     const points: Array<PricePoint & { marketId: string; order: number }> = [];
     this.#markets.forEach((m, order) => {
-      for (const p of m.track.pointsUntil(nowMs, Number.MAX_SAFE_INTEGER)) points.push({ ...p, marketId: m.marketId, order });
+      for (const p of m.track.pointsUntil(nowMs)) points.push({ ...p, marketId: m.marketId, order });
     });
     points.sort((a, b) => a.atMs - b.atMs || a.order - b.order);
     for (const p of points) {
       const at = Math.max(p.atMs, this.#engine.now());
       try {
         this.#engine.setIndexPrice(p.marketId, p.price, at);
-        this.#applied += 1;
       } catch (err) {
         this.#onError(err);
       }

@@ -21,8 +21,8 @@ export interface PricePoint {
 export interface PriceTrack {
   /** The price the market starts at (at the sandbox start time). */
   readonly initialPrice: Decimal;
-  /** Points with `atMs <= untilMs` not handed out before, oldest first, at most `max` of them. */
-  pointsUntil(untilMs: number, max: number): PricePoint[];
+  /** Points with `atMs <= untilMs` not handed out before, oldest first. */
+  pointsUntil(untilMs: number): PricePoint[];
   /** An operator set the price by hand; a walk continues from it, a replay ignores it. */
   override(price: Decimal): void;
 }
@@ -59,9 +59,9 @@ export class RandomWalkTrack implements PriceTrack {
     this.#nextAt = startMs + options.stepMs;
   }
 
-  pointsUntil(untilMs: number, max: number): PricePoint[] {
+  pointsUntil(untilMs: number): PricePoint[] {
     const out: PricePoint[] = [];
-    while (this.#nextAt <= untilMs && out.length < max) {
+    while (this.#nextAt <= untilMs) {
       // An integer draw in ±WALK_RESOLUTION keeps the step exact in decimal.
       const draw = this.#rng.nextInt(2 * WALK_RESOLUTION + 1) - WALK_RESOLUTION;
       const move = this.#o.volatility.times(draw).div(WALK_RESOLUTION);
@@ -114,11 +114,10 @@ export class CandleReplayTrack implements PriceTrack {
     this.#next = 1;
   }
 
-  pointsUntil(untilMs: number, max: number): PricePoint[] {
+  pointsUntil(untilMs: number): PricePoint[] {
     const out: PricePoint[] = [];
     const n = this.#o.candles.length;
     for (;;) {
-      if (out.length >= max) break;
       if (!this.#o.loop && this.#next >= n * 4) break;
       const atMs = this.#startMs + Math.floor((this.#next * this.#o.candleMs) / 4);
       if (atMs > untilMs) break;

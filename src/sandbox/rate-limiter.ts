@@ -25,11 +25,15 @@ export interface RateLimitRefusal {
 
 export class RateLimiter {
   readonly #windows: Record<RateBucket, readonly RateWindow[]>;
+  /** Per bucket, the longest window: how long an admitted time must be kept. */
+  readonly #longest: Record<RateBucket, number>;
   /** key → bucket → admitted request times, oldest first, kept only as long as the longest window. */
   readonly #log = new Map<string, Record<RateBucket, number[]>>();
 
   constructor(windows: Record<RateBucket, readonly RateWindow[]>) {
     this.#windows = windows;
+    const longest = (list: readonly RateWindow[]) => Math.max(0, ...list.map((w) => w.windowMs));
+    this.#longest = { read: longest(windows.read), write: longest(windows.write) };
   }
 
   /** Admit (and count) a request, or say which window refused it and when to come back. */
@@ -42,7 +46,7 @@ export class RateLimiter {
       this.#log.set(key, logs);
     }
     const times = logs[bucket];
-    const longest = Math.max(...windows.map((w) => w.windowMs));
+    const longest = this.#longest[bucket];
     let drop = 0;
     while (drop < times.length && times[drop]! <= nowMs - longest) drop += 1;
     if (drop > 0) times.splice(0, drop);

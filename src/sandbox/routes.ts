@@ -4,7 +4,7 @@
  * naming the field), calls the port and encodes the answer with the wire encoders of src/api/wire.ts.
  * Errors the port throws (the `ApiError` classes) are mapped to status and code by the server.
  */
-import type { Exchange, ExchangeOperation, Idempotent, IdempotencyInfo } from '../api/exchange.js';
+import type { Exchange, ExchangeOperation, Idempotent } from '../api/exchange.js';
 import type { ChartBucketsQuery, ChartEventsQuery, EquityHistoryQuery, MarketQuery, PageQuery } from '../api/types.js';
 import { CHART_RESOLUTIONS } from '../api/types.js';
 import {
@@ -70,15 +70,20 @@ function one(query: URLSearchParams, name: string): string | null {
   return all[0] ?? null;
 }
 
+/** The text of a query parameter; undefined when absent or empty and not required. */
+function present(query: URLSearchParams, name: string, required: boolean): string | undefined {
+  const raw = one(query, name);
+  if (raw !== null && raw !== '') return raw;
+  if (required) throw invalidQuery(name, 'required', raw);
+  return undefined;
+}
+
 /** An integer query parameter within [min, max]; undefined when absent and not required. */
 function intParam(query: URLSearchParams, name: string, range: { min: number; max: number }, required: true): number;
 function intParam(query: URLSearchParams, name: string, range: { min: number; max: number }, required?: false): number | undefined;
 function intParam(query: URLSearchParams, name: string, range: { min: number; max: number }, required = false): number | undefined {
-  const raw = one(query, name);
-  if (raw === null || raw === '') {
-    if (required) throw invalidQuery(name, 'required', raw);
-    return undefined;
-  }
+  const raw = present(query, name, required);
+  if (raw === undefined) return undefined;
   if (!INTEGER.test(raw)) throw invalidQuery(name, 'expected an integer', raw);
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < range.min || n > range.max) throw invalidQuery(name, `expected an integer in ${range.min}..${range.max}`, raw);
@@ -89,11 +94,8 @@ function intParam(query: URLSearchParams, name: string, range: { min: number; ma
 function numParam(query: URLSearchParams, name: string, required: true): number;
 function numParam(query: URLSearchParams, name: string, required?: false): number | undefined;
 function numParam(query: URLSearchParams, name: string, required = false): number | undefined {
-  const raw = one(query, name);
-  if (raw === null || raw === '') {
-    if (required) throw invalidQuery(name, 'required', raw);
-    return undefined;
-  }
+  const raw = present(query, name, required);
+  if (raw === undefined) return undefined;
   if (!NUMBER.test(raw)) throw invalidQuery(name, 'expected a number', raw);
   const n = Number(raw);
   if (!Number.isFinite(n) || Math.abs(n) > MAX_SAFE) throw invalidQuery(name, 'expected a finite number', raw);
@@ -110,15 +112,11 @@ function pageQuery(query: URLSearchParams, maxLimit: number): PageQuery {
 }
 
 /** Headers of a write that went through the idempotency store: a replay is marked as the spec says. */
-export function idempotencyHeaders(info: IdempotencyInfo): Record<string, string> {
+function replayed<T>({ idempotency: info }: Idempotent<T>): Record<string, string> {
   if (!info.replayed) return {};
   const headers: Record<string, string> = { 'x-idempotency-cached': 'true' };
   if (info.storedAt) headers['x-idempotency-timestamp'] = info.storedAt.toISOString();
   return headers;
-}
-
-function replayed<T>(result: Idempotent<T>): Record<string, string> {
-  return idempotencyHeaders(result.idempotency);
 }
 
 const p = (r: RouteRequest, name: string): string => r.params[name]!;

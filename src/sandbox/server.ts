@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { ApiError, OrderNotActiveError } from '../api/errors.js';
 import type { Exchange } from '../api/exchange.js';
+import { encodeApiError } from '../api/wire.js';
 import { OPERATION_BUCKET } from '../api/exchange.js';
 import type { AccountStatus, Order } from '../api/types.js';
 import { PropbotError } from '../core/errors.js';
@@ -20,7 +21,7 @@ import type { EngineConfig, WeeklyBreak } from '../engine/index.js';
 import { handleAdmin, type AdminContext, type OrderLedgerEntry } from './admin.js';
 import { defaultSandboxConfig, loadSandboxConfig, type SandboxConfig } from './config.js';
 import { FaultInjector, type FaultOptions } from './faults.js';
-import { HttpRefusal, parseJson, readBody, sendEmpty, sendError, sendJson, wireDetails } from './http-io.js';
+import { bearerToken, HttpRefusal, parseJson, readBody, sendEmpty, sendError, sendJson } from './http-io.js';
 import { MarketFeed, type FeedMarket } from './market-feed.js';
 import { CandleReplayTrack, inferCandleMs, RandomWalkTrack, readCandleFile, type PriceTrack } from './price-tracks.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -101,7 +102,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       ...(m.weeklyPauses !== undefined ? { schedule: m.weeklyPauses === null ? null : m.weeklyPauses.map(toWeeklyBreak) } : {}),
       ...(m.overrides !== undefined ? { overrides: m.overrides as never } : {}),
     });
-    feedMarkets.push({ marketId: market.id, baseAsset: m.baseAsset, track });
+    feedMarkets.push({ marketId: market.id, track });
     markets.push({ id: market.id, baseAsset: market.config.baseAsset, category: market.config.category });
   }
 
@@ -272,9 +273,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 
   function authenticate(req: IncomingMessage): SandboxUser | undefined {
-    const header = req.headers['authorization'];
-    const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    return m ? usersByKey.get(m[1]!) : undefined;
+    const key = bearerToken(req);
+    return key === undefined ? undefined : usersByKey.get(key);
   }
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -307,9 +307,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return;
     }
     if (err instanceof ApiError) {
+      // The shared encoder strips the request line the error carries, so the client does not repeat it.
+      const wire = encodeApiError(err);
       const codeless = err instanceof OrderNotActiveError || err.status === 401 || err.status === 404;
-      const details = wireDetails(err.details);
-      sendError(res, err.status, codeless ? null : err.code, err.message, details);
+      if (codeless) wire.body['error'] = null;
+      sendJson(res, wire.status, wire.body, wire.headers);
       return;
     }
     // Anything else is a bug in the sandbox or the engine: say so, keep serving.

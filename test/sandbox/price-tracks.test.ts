@@ -13,8 +13,8 @@ describe('random walk', () => {
   const options = { initial: new Dec('100'), stepMs: 1000, volatility: new Dec('0.01'), decimals: 2, seed: 's' };
 
   it('is repeatable by seed, steps on the grid and stays within the volatility', () => {
-    const a = new RandomWalkTrack(options, 10_000).pointsUntil(70_000, 1000);
-    const b = new RandomWalkTrack(options, 10_000).pointsUntil(70_000, 1000);
+    const a = new RandomWalkTrack(options, 10_000).pointsUntil(70_000);
+    const b = new RandomWalkTrack(options, 10_000).pointsUntil(70_000);
     expect(a.map((p) => [p.atMs, p.price.toString()])).toEqual(b.map((p) => [p.atMs, p.price.toString()]));
     expect(a.length).toBe(60);
     expect(a[0]!.atMs).toBe(11_000);
@@ -24,16 +24,16 @@ describe('random walk', () => {
       expect(p.price.div(prev).minus(1).abs().lte('0.0101')).toBe(true);
       prev = p.price;
     }
-    const other = new RandomWalkTrack({ ...options, seed: 't' }, 10_000).pointsUntil(70_000, 1000);
+    const other = new RandomWalkTrack({ ...options, seed: 't' }, 10_000).pointsUntil(70_000);
     expect(other.map((p) => p.price.toString())).not.toEqual(a.map((p) => p.price.toString()));
   });
 
   it('hands each point out once and continues from an override', () => {
     const t = new RandomWalkTrack({ ...options, volatility: new Dec(0) }, 0);
-    expect(t.pointsUntil(2000, 10)).toHaveLength(2);
-    expect(t.pointsUntil(2000, 10)).toHaveLength(0);
+    expect(t.pointsUntil(2000)).toHaveLength(2);
+    expect(t.pointsUntil(2000)).toHaveLength(0);
     t.override(new Dec('123.45'));
-    expect(t.pointsUntil(3000, 10)[0]!.price.toString()).toBe('123.45');
+    expect(t.pointsUntil(3000)[0]!.price.toString()).toBe('123.45');
   });
 });
 
@@ -44,14 +44,14 @@ describe('candle replay', () => {
   it('plays open, low/high in the usual order, close, spread over the candle', () => {
     const t = new CandleReplayTrack({ candles: [rising, falling], candleMs: 4000, loop: false }, 1_000_000);
     expect(t.initialPrice.toString()).toBe('10');
-    const pts = t.pointsUntil(1_000_000 + 100_000, 100);
+    const pts = t.pointsUntil(1_000_000 + 100_000);
     expect(pts.map((p) => p.price.toNumber())).toEqual([9, 14, 13, 13, 15, 8, 9]);
     expect(pts.map((p) => p.atMs - 1_000_000)).toEqual([1000, 2000, 3000, 4000, 5000, 6000, 7000]);
   });
 
   it('loops when asked', () => {
     const t = new CandleReplayTrack({ candles: [rising], candleMs: 4, loop: true }, 0);
-    expect(t.pointsUntil(8, 100).map((p) => p.price.toNumber())).toEqual([9, 14, 13, 10, 9, 14, 13, 10]);
+    expect(t.pointsUntil(8).map((p) => p.price.toNumber())).toEqual([9, 14, 13, 10, 9, 14, 13, 10]);
   });
 
   it('reads the real candle files and infers their period', () => {

@@ -111,6 +111,10 @@ describe('sandbox server: authentication and access', () => {
     const missing = await raw(sb.baseUrl, 'GET', `/accounts/${UNKNOWN}/risk-status`);
     expect(missing.status).toBe(404);
     expect(missing.json.error).toBeNull();
+    // The body's message is the engine's reason alone; the client adds the request line once.
+    expect(missing.json.message).not.toContain('/risk-status');
+    const notFound = await rejection(alice.getRiskStatus(UNKNOWN));
+    expect(notFound.message.split(`GET /accounts/${UNKNOWN}/risk-status`)).toHaveLength(2);
     expect(await rejection(alice.listActivePositions(ids.aliceApi, 'DOGE'))).toBeInstanceOf(NotFoundError);
     expect(await rejection(alice.listOrderHistory(ids.aliceApi, 'DOGE'))).toBeInstanceOf(NotFoundError);
     expect(await rejection(alice.getScalpingCoefficient(ids.aliceApi, 'DOGE'))).toBeInstanceOf(NotFoundError);
