@@ -12,7 +12,7 @@
  * set them to your account's rules. The initial balance defaults to the risk status's payout baseline,
  * which equals the initial account size until a first payout.
  *
- *   propbot run --config config/paper.yaml     # with strategies: [{ strategy: strategies/challenge-aware.ts }]
+ *   propbot run --config config/paper.yaml     # with strategies: [{ use: strategies/challenge-aware.ts }]
  */
 import {
   ATR,

@@ -88,12 +88,9 @@ export class ManualFeed implements MarketFeed {
     this.#events.next(snapshot);
   }
 
-  /** Latest pushed snapshots, for the code driving the replay. */
+  /** Latest pushed market snapshot, for the code driving the replay. */
   latestMarket(asset: string): MarketSnapshot | undefined {
     return this.#markets.get(asset)?.latest();
-  }
-  latestRisk(accountId: string): RiskSnapshot | undefined {
-    return this.#risk.get(accountId)?.latest();
   }
 
   /** End of the replay: every stream completes, so strategies' intent streams can complete too. */

@@ -7,9 +7,11 @@
 import { asyncScheduler, Observable, ReplaySubject, share, Subject, type SchedulerLike } from 'rxjs';
 import { NotFoundError } from '../api/errors.js';
 import type { Exchange } from '../api/exchange.js';
-import type { Market } from '../api/types.js';
 import { WallClock, type Clock } from '../core/clock.js';
-import { ConfigError, PropbotError } from '../core/errors.js';
+import { ConfigError } from '../core/errors.js';
+import { MarketIds } from './market-ids.js';
+
+export { UnknownAssetError } from './market-ids.js';
 import { pollSnapshots, requirePositive, type BackoffOptions, type PollFailure } from './poll.js';
 import {
   accountEventsSnapshot,
@@ -77,15 +79,6 @@ export interface FeedError {
   readonly at: number;
 }
 
-/** No listed market has the asked base asset. */
-export class UnknownAssetError extends PropbotError {
-  readonly asset: string;
-  constructor(asset: string, known: readonly string[]) {
-    super('unknown_asset', `no market has baseAsset "${asset}"; listed: ${known.length > 0 ? known.join(', ') : '(none)'}`);
-    this.asset = asset;
-  }
-}
-
 export class PollingFeed implements MarketFeed {
   readonly #exchange: FeedExchange;
   readonly #clock: Clock;
@@ -97,8 +90,7 @@ export class PollingFeed implements MarketFeed {
   readonly #eventsLimit: number;
   readonly #streams = new Map<string, Observable<Snapshot<unknown>>>();
   readonly #errors = new Subject<FeedError>();
-  readonly #marketIds = new Map<string, string>();
-  #listing: Promise<Market[]> | undefined;
+  readonly #marketIds: MarketIds;
 
   /** Every failed poll, whichever stream it belongs to. Never errors or completes by itself. */
   readonly errors$: Observable<FeedError> = this.#errors.asObservable();
@@ -108,6 +100,7 @@ export class PollingFeed implements MarketFeed {
       throw new ConfigError('feed.exchange', 'expected an Exchange (the HTTP client or a local exchange)');
     }
     this.#exchange = options.exchange;
+    this.#marketIds = new MarketIds(options.exchange);
     this.#clock = options.clock ?? new WallClock();
     this.#scheduler = options.scheduler ?? asyncScheduler;
     this.#backoff = options.backoff;
@@ -142,13 +135,13 @@ export class PollingFeed implements MarketFeed {
   market$(asset: string): Observable<MarketSnapshot> {
     requireKey(asset, 'asset');
     return this.#stream('market', asset, async () => {
-      const id = await this.#marketId(asset);
+      const id = await this.#marketIds.of(asset);
       try {
         const query = this.#marketAccountId ? { accountId: this.#marketAccountId } : undefined;
         return await this.#exchange.getMarket(id, query);
       } catch (error) {
         // A relisted market gets a new id; look it up again next time.
-        if (error instanceof NotFoundError) this.#marketIds.delete(asset);
+        if (error instanceof NotFoundError) this.#marketIds.forget(asset);
         throw error;
       }
     }, (market, takenAt) => marketSnapshot(market, takenAt));
@@ -223,20 +216,6 @@ export class PollingFeed implements MarketFeed {
   #report(resource: FeedResource, key: string, failure: PollFailure): void {
     const message = failure.error instanceof Error ? failure.error.message : String(failure.error);
     this.#errors.next({ resource, key, message, ...failure, at: this.#clock.now() });
-  }
-
-  async #marketId(asset: string): Promise<string> {
-    const known = this.#marketIds.get(asset);
-    if (known !== undefined) return known;
-    // Concurrent first reads of several assets share one listing request.
-    this.#listing ??= this.#exchange.listMarkets().finally(() => {
-      this.#listing = undefined;
-    });
-    const markets = await this.#listing;
-    for (const market of markets) this.#marketIds.set(market.config.baseAsset, market.id);
-    const id = this.#marketIds.get(asset);
-    if (id === undefined) throw new UnknownAssetError(asset, markets.map((m) => m.config.baseAsset));
-    return id;
   }
 }
 

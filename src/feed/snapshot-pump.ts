@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { FeedExchange } from './polling-feed.js';
-import { UnknownAssetError } from './polling-feed.js';
+import { MarketIds } from './market-ids.js';
 import type { ManualFeed } from './manual-feed.js';
 import {
   accountEventsSnapshot,
@@ -40,10 +40,11 @@ export interface PublishSelection {
 
 export class SnapshotPump {
   readonly #options: SnapshotPumpOptions;
-  readonly #marketIds = new Map<string, string>();
+  readonly #marketIds: MarketIds;
 
   constructor(options: SnapshotPumpOptions) {
     this.#options = options;
+    this.#marketIds = new MarketIds(options.exchange);
   }
 
   /**
@@ -68,19 +69,9 @@ export class SnapshotPump {
     }
     if (selection.markets !== false) {
       for (const asset of assets) {
-        const market = await exchange.getMarket(await this.#marketId(asset));
+        const market = await exchange.getMarket(await this.#marketIds.of(asset));
         feed.pushMarket(marketSnapshot(market, takenAt));
       }
     }
-  }
-
-  async #marketId(asset: string): Promise<string> {
-    const known = this.#marketIds.get(asset);
-    if (known !== undefined) return known;
-    const markets = await this.#options.exchange.listMarkets();
-    for (const m of markets) this.#marketIds.set(m.config.baseAsset, m.id);
-    const id = this.#marketIds.get(asset);
-    if (id === undefined) throw new UnknownAssetError(asset, markets.map((m) => m.config.baseAsset));
-    return id;
   }
 }

@@ -16,8 +16,7 @@ import type {
 } from '../feed/types.js';
 import type { AccountFeed, StrategyContext } from './define.js';
 import { guard, type GuardScope } from './guarded.js';
-import { IntentBuilders } from './intent-builders.js';
-import { IntentError } from './sizing.js';
+import { IntentBuilders, pickAsset } from './intent-builders.js';
 import type { StrategyState } from './state.js';
 import type { Decimal } from 'decimal.js';
 
@@ -47,16 +46,7 @@ export interface ContextInit {
 
 export function createStrategyContext(init: ContextInit): StrategyContext {
   const { accountId, assets, feed, scope } = init;
-  const pick = (asset: string | undefined, what: string): string => {
-    if (asset === undefined) {
-      if (assets.length === 1) return assets[0]!;
-      throw new IntentError('asset', `${what}: the strategy trades ${assets.length} assets (${assets.join(', ')}); name one`);
-    }
-    if (!assets.includes(asset)) {
-      throw new IntentError('asset', `${what}: ${JSON.stringify(asset)} is not one of the strategy's assets (${assets.join(', ')})`);
-    }
-    return asset;
-  };
+  const pick = (asset: string | undefined, what: string): string => pickAsset(assets, asset, what);
   const g = <T>(source: Observable<T>): Observable<T> => guard(scope, source);
 
   const accountFeed: AccountFeed = {

@@ -7,7 +7,7 @@
 import type { Decimal } from 'decimal.js';
 import type { Direction } from '../api/types.js';
 import type { Clock } from '../core/clock.js';
-import { dec, Dec } from '../core/decimal.js';
+import { dec, Dec, ONE } from '../core/decimal.js';
 import type { MarketSnapshot, RiskSnapshot } from '../feed/types.js';
 import type {
   CancelIntent,
@@ -91,6 +91,9 @@ export interface IntentEnvironment {
   readonly reserveBuffer?: Decimal;
 }
 
+/** Extra reserve on a base-size order's default `maxAmount` when the environment gives none (1%). */
+const DEFAULT_RESERVE_BUFFER = dec('0.01');
+
 /** `asset` of a `close_all` intent: it applies to every market of the account. */
 export const ALL_ASSETS = '*';
 
@@ -162,7 +165,7 @@ export class IntentBuilders {
     const base = this.#base(spec.asset, spec.note);
     const entry = spec.entry ?? { type: 'market' as const };
     checkEntry(entry);
-    const leverage = spec.leverage === undefined ? new Dec(1) : positive(spec.leverage, 'leverage');
+    const leverage = spec.leverage === undefined ? ONE : positive(spec.leverage, 'leverage');
     const stopLoss = spec.stopLoss === undefined ? undefined : positive(spec.stopLoss, 'stopLoss');
     const takeProfit = spec.takeProfit === undefined ? undefined : positive(spec.takeProfit, 'takeProfit');
     const minSize = spec.minSize === undefined ? undefined : positive(spec.minSize, 'minSize');
@@ -186,10 +189,10 @@ export class IntentBuilders {
         maxAmount = positive(size['maxAmount'], 'size.maxAmount');
       } else {
         const { price, fee } = this.#reference(base.asset, entry, 'size.base');
-        const buffer = this.#env.reserveBuffer ?? new Dec('0.01');
+        const buffer = this.#env.reserveBuffer ?? DEFAULT_RESERVE_BUFFER;
         maxAmount = baseSize
           .times(price)
-          .times(new Dec(1).div(leverage).plus(fee))
+          .times(ONE.div(leverage).plus(fee))
           .times(buffer.plus(1))
           .toDecimalPlaces(9, Dec.ROUND_UP);
       }
@@ -258,7 +261,7 @@ export class IntentBuilders {
   }
 
   #base(asset: string | undefined, note: string | undefined) {
-    return this.#baseFor(this.#asset(asset), note);
+    return this.#baseFor(pickAsset(this.#env.assets, asset), note);
   }
 
   #baseFor(asset: string, note: string | undefined) {
@@ -272,17 +275,22 @@ export class IntentBuilders {
     };
   }
 
-  #asset(asset: string | undefined): string {
-    const assets = this.#env.assets;
-    if (asset === undefined) {
-      if (assets.length === 1) return assets[0]!;
-      throw new IntentError('asset', `the strategy trades ${assets.length} assets (${assets.join(', ')}); name one`);
-    }
-    if (!assets.includes(asset)) {
-      throw new IntentError('asset', `${JSON.stringify(asset)} is not one of the strategy's assets (${assets.join(', ')})`);
-    }
-    return asset;
+}
+
+/**
+ * The asset a call names, checked against the strategy's assets; omitted, the only one. `what` names
+ * the call in the message (the context's streams); the builders leave it out.
+ */
+export function pickAsset(assets: readonly string[], asset: string | undefined, what?: string): string {
+  const at = what === undefined ? '' : `${what}: `;
+  if (asset === undefined) {
+    if (assets.length === 1) return assets[0]!;
+    throw new IntentError('asset', `${at}the strategy trades ${assets.length} assets (${assets.join(', ')}); name one`);
   }
+  if (!assets.includes(asset)) {
+    throw new IntentError('asset', `${at}${JSON.stringify(asset)} is not one of the strategy's assets (${assets.join(', ')})`);
+  }
+  return asset;
 }
 
 function toDecimal(value: DecimalInput, field: string): Decimal {

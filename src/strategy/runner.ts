@@ -35,7 +35,7 @@ export interface StrategyRunnerOptions {
   newId?: () => string;
   /** Candle streams to share with other consumers; default: built on `feed`. */
   candles?: CandleStreams;
-  /** Extra reserve on base-size orders' default `maxAmount` (0.01 = 1%). */
+  /** Extra reserve on base-size orders' default `maxAmount` (0.01 = 1%). Default 0.01. */
   reserveBuffer?: Decimal;
 }
 
@@ -128,7 +128,7 @@ export class StrategyRunner {
     const accountId = options.accountId ?? this.#options.accountId;
     if (!accountId) throw new ConfigError(`strategies.${name}.accountId`, 'no account: pass accountId to add() or to the runner');
     const params = (loaded ? loaded.params : parseParams(name, strategy.params, options.params)) as Record<string, unknown>;
-    const assets = resolveAssets(strategy, params);
+    const assets = loaded ? loaded.assets : resolveAssets(strategy, params);
     const instance: Instance = {
       name,
       strategy,

@@ -10,7 +10,7 @@
  * the result is a budget, not a guarantee (leave room in `share`).
  */
 import type { Decimal } from 'decimal.js';
-import { Dec } from '../core/decimal.js';
+import { Dec, ONE } from '../core/decimal.js';
 import { PropbotError } from '../core/errors.js';
 import type { Direction } from '../api/types.js';
 
@@ -63,7 +63,7 @@ export function sizeByRisk(input: RiskSizingInput): RiskSizing {
   }
   const lossPerNotional = entry.minus(stop).abs().div(entry).plus(feeRate.times(stop).div(entry)).plus(feeRate);
   const budget = equity.times(share);
-  const reservePerNotional = new Dec(1).div(leverage).plus(feeRate);
+  const reservePerNotional = ONE.div(leverage).plus(feeRate);
   const amount = budget.div(lossPerNotional).times(reservePerNotional).toDecimalPlaces(9, Dec.ROUND_DOWN);
   const notional = amount.div(reservePerNotional);
   return { amount, notional, lossAtStop: notional.times(lossPerNotional) };

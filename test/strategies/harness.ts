@@ -1,17 +1,17 @@
 /**
  * Runs an example strategy through the local engine over real candles: the engine's state is read
  * through the Exchange port after every price (SnapshotPump → ManualFeed), the strategy runs in a
- * StrategyRunner, and its intents go straight to the engine with a minimal translation (the executor
- * does this properly; here it only has to show that the engine accepts what the strategy asks).
+ * StrategyRunner, and its intents go straight to the engine through the executor's request builders
+ * (without its queues and retries: here it only has to show that the engine accepts what the strategy asks).
  */
 import path from 'node:path';
-import type { Decimal } from 'decimal.js';
 import type { Exchange } from '../../src/api/exchange.js';
-import type { AccountType, CreateOrderRequest, Order } from '../../src/api/types.js';
+import type { AccountType, Order } from '../../src/api/types.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { dec } from '../../src/core/decimal.js';
 import { SeededIds } from '../../src/core/ids.js';
 import { Engine } from '../../src/engine/index.js';
+import { closeRequest, openRequest } from '../../src/execution/requests.js';
 import { ManualFeed } from '../../src/feed/manual-feed.js';
 import { SnapshotPump } from '../../src/feed/snapshot-pump.js';
 import type { OrderIntent } from '../../src/strategy/intents.js';
@@ -116,40 +116,18 @@ export async function runThroughEngine(options: EngineRunOptions): Promise<Engin
   return { engine, accountId: account.accountId, intents, accepted, refused, executed, status };
 }
 
-/** The minimal intent → API translation (closing at market is a `take` without a trigger). */
+/** The intent → API step with the executor's own request builders, minus its queues and retries. */
 async function execute(exchange: Exchange, marketId: string, intent: OrderIntent): Promise<Order[]> {
   switch (intent.kind) {
-    case 'open': {
-      const e = intent.entry;
-      const req: CreateOrderRequest = {
-        accountId: intent.accountId,
-        marketId,
-        type: e.type,
-        direction: intent.direction,
-        amount: intent.sizing.kind === 'quote' ? intent.sizing.amount : intent.sizing.maxAmount,
-        leverage: intent.leverage,
-        ...(intent.sizing.kind === 'base' ? { sizeMode: 'base' as const, baseSize: intent.sizing.size } : {}),
-        ...(e.type === 'limit' ? { triggerPrice: e.price } : {}),
-        ...(e.type === 'stop_market' || e.type === 'stop_limit' ? { triggerPrice: e.trigger } : {}),
-        ...(e.type === 'stop_limit' ? { stopLimitPrice: e.limit } : {}),
-        ...(intent.stopLoss ? { stopTriggerPrice: intent.stopLoss } : {}),
-        ...(intent.takeProfit ? { takeTriggerPrice: intent.takeProfit } : {}),
-        ...(intent.minSize ? { expectedAmount: intent.minSize } : {}),
-      };
-      return [(await exchange.createOrder(req, { idempotencyKey: intent.id })).value];
-    }
+    case 'open':
+      return [(await exchange.createOrder(openRequest(intent, marketId), { idempotencyKey: intent.id })).value];
     case 'close': {
       const positions = (await exchange.listActivePositions(intent.accountId, intent.asset)).filter(
         (p) => p.direction === intent.direction && (intent.positionId === undefined || p.idx === intent.positionId),
       );
       const out: Order[] = [];
       for (const p of positions) {
-        const size: Decimal = intent.size ?? p.size;
-        const order = await exchange.createOrder(
-          { accountId: intent.accountId, marketId, type: 'take', direction: p.direction, positionId: p.idx, amount: size, triggerPrice: dec(0) },
-          { idempotencyKey: `${intent.id}:${p.idx}` },
-        );
-        out.push(order.value);
+        out.push((await exchange.createOrder(closeRequest(intent, p), { idempotencyKey: `${intent.id}:${p.idx}` })).value);
       }
       return out;
     }

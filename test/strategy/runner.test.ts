@@ -86,6 +86,19 @@ describe('StrategyRunner', () => {
     expect(String(line['msg'])).toMatch(/strategy broken failed in setup; stopped: boom in setup/);
   });
 
+  it('refuses in setup a stream of an asset the strategy does not trade, or an unnamed one of several', () => {
+    const { feed, clock } = world();
+    const runner = new StrategyRunner({ feed, clock, accountId: 'acc' });
+    runner.add(defineStrategy({ name: 'wrong-asset', version: '1.0.0', assets: ['BTC'], setup: (ctx) => ctx.candles('ETH', '1m').pipe(map(() => ctx.intents.closeAll())) }));
+    runner.add(defineStrategy({ name: 'two-assets', version: '1.0.0', assets: ['BTC', 'ETH'], setup: (ctx) => ctx.feed.market$().pipe(map(() => ctx.intents.closeAll())) }));
+    runner.start();
+    const status = Object.fromEntries(runner.status().map((s) => [s.name, s]));
+    expect(status['wrong-asset']).toMatchObject({ state: 'failed' });
+    expect(status['wrong-asset']!.error).toMatch(/^asset: candles: "ETH" is not one of the strategy's assets \(BTC\)$/);
+    expect(status['two-assets']).toMatchObject({ state: 'failed' });
+    expect(status['two-assets']!.error).toMatch(/^asset: market\$: the strategy trades 2 assets \(BTC, ETH\); name one$/);
+  });
+
   it('a throw inside the stream completes that strategy and leaves the others running', () => {
     const { feed, clock, tick } = world();
     const runner = new StrategyRunner({ feed, clock, accountId: 'acc' });

@@ -4,7 +4,7 @@
  */
 import { DataFileError } from './errors.js';
 import { readFreqtradeJson } from './freqtrade-json.js';
-import { detectLayout, parseSnapshotLine, type DetectedLayout, type LineLayout, type RowParse } from './layouts.js';
+import { detectLayout, parseSnapshotLine, snapshotAsCandle, type DetectedLayout, type LineLayout, type RowParse } from './layouts.js';
 import { countLines, readLinesBackward, readLinesForward } from './lines.js';
 import type { BadRow, CandleFileOptions, CandleRow, Diagnostic, FileLayout, Gap, ReadSummary } from './types.js';
 
@@ -216,7 +216,8 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
           );
         }
       }
-      yield { line: l.line, text: l.text, parsed: layout.parse(l.text) };
+      // Parsed once: the asset check and the row come from the same parse.
+      yield { line: l.line, text: l.text, parsed: snapshotAsCandle(s) };
     }
   }
 

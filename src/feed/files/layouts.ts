@@ -150,6 +150,12 @@ export function parseSnapshotLine(text: string): { ok: true; asset: string; take
   return { ok: true, asset: o['asset'], takenAt, indexPrice: price };
 }
 
+/** A parsed snapshot line as a 1-tick candle (open = high = low = close = the index price). */
+export function snapshotAsCandle(s: ReturnType<typeof parseSnapshotLine>): RowParse {
+  if (!s.ok) return s;
+  return { ok: true, time: s.takenAt, open: s.indexPrice, high: s.indexPrice, low: s.indexPrice, close: s.indexPrice, volume: null };
+}
+
 /** The header line `SnapshotRecorder` writes; readers skip it. */
 export const SNAPSHOT_HEADER = { format: 'propbot-snapshots', version: 1 } as const;
 
@@ -202,11 +208,7 @@ export async function detectLayout(file: string, forced?: FileLayout): Promise<D
       dataStart: hasHeader ? first.next : first.start,
       dataLine: hasHeader ? 2 : 1,
       mayBeDescending: false,
-      parse: (text) => {
-        const s = parseSnapshotLine(text);
-        if (!s.ok) return s;
-        return { ok: true, time: s.takenAt, open: s.indexPrice, high: s.indexPrice, low: s.indexPrice, close: s.indexPrice, volume: null };
-      },
+      parse: (text) => snapshotAsCandle(parseSnapshotLine(text)),
     };
     return snapshot;
   }

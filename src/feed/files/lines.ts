@@ -4,7 +4,7 @@
  * on LF; a trailing CR is dropped, so CRLF files read the same.
  */
 import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { DataFileError } from './errors.js';
 
 export interface TextLine {
@@ -107,8 +107,4 @@ export async function* readLinesBackward(file: string, stop: number, lastLine: n
   } finally {
     await handle.close();
   }
-}
-
-export async function fileSize(file: string): Promise<number> {
-  return (await stat(file)).size;
 }

@@ -8,7 +8,7 @@
  * {"asset":"ETH","takenAt":1618951320000,"indexPrice":"2302.25"}
  * ```
  * `takenAt` is unix ms; `indexPrice` is a decimal STRING so no digit is lost. Several assets may
- * share a file. The daemon appends to it as it polls; the candle reader replays it as 1-tick candles
+ * share a file. `SnapshotRecorder` appends to it; the candle reader replays it as 1-tick candles
  * (`readCandleFile(file, { asset })`) and `readSnapshotFile` gives the raw snapshots back.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';

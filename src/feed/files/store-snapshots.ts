@@ -44,16 +44,20 @@ interface Row {
 export class StoreSnapshotReader implements AsyncIterable<CandleRow> {
   readonly file: string;
   readonly #options: StoreSnapshotOptions;
-  #summary: ReadSummary;
+  // Progress of the latest read; the summary is built from it when asked, not once per row.
+  #rows = 0;
+  #first: number | null = null;
+  #last: number | null = null;
+  #period: number | null = null;
+  #skipped = 0;
 
   constructor(file: string, options: StoreSnapshotOptions) {
     this.file = file;
     this.#options = options;
-    this.#summary = summaryOf(file, 0, null, null, null, 0);
   }
 
   get summary(): ReadSummary {
-    return this.#summary;
+    return summaryOf(this.file, this.#rows, this.#first, this.#last, this.#period, this.#skipped);
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<CandleRow> {
@@ -61,11 +65,9 @@ export class StoreSnapshotReader implements AsyncIterable<CandleRow> {
     try {
       const pageSize = this.#options.pageSize ?? 5000;
       let after = { takenAt: -1, id: -1 };
-      let rows = 0;
-      let first: number | null = null;
-      let last: number | null = null;
-      let period: number | null = null;
-      let skipped = 0;
+      this.#rows = 0;
+      this.#first = this.#last = this.#period = null;
+      this.#skipped = 0;
       for (;;) {
         const page = await all<Row>(
           db,
@@ -78,23 +80,23 @@ export class StoreSnapshotReader implements AsyncIterable<CandleRow> {
         for (const r of page) {
           after = { takenAt: r.taken_at, id: r.id };
           // Two snapshots in the same millisecond: the first one stands, as a candle file's duplicate would.
+          const last = this.#last;
           if (last !== null && r.taken_at <= last) continue;
           // A market that had no price yet (recorded by an older version) is no quote to replay.
           if (!/^\d+(\.\d+)?$/.test(r.index_price) || /^0+(\.0+)?$/.test(r.index_price)) {
-            skipped += 1;
+            this.#skipped += 1;
             continue;
           }
-          if (last !== null && (period === null || r.taken_at - last < period)) period = r.taken_at - last;
-          first ??= r.taken_at;
-          last = r.taken_at;
-          rows += 1;
-          this.#summary = summaryOf(this.file, rows, first, last, period, skipped);
+          if (last !== null && (this.#period === null || r.taken_at - last < this.#period)) this.#period = r.taken_at - last;
+          this.#first ??= r.taken_at;
+          this.#last = r.taken_at;
+          this.#rows += 1;
           const p = r.index_price;
           yield { time: r.taken_at, open: p, high: p, low: p, close: p, volume: null, line: r.id };
         }
         if (page.length < pageSize) break;
       }
-      if (rows === 0) {
+      if (this.#rows === 0) {
         throw new DataFileError(this.file, 0, `market snapshots of ${this.#options.asset}`, 'none in this store file');
       }
     } finally {
