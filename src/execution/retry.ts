@@ -10,7 +10,6 @@ import {
   RateLimitError,
   RequestTimeoutError,
   TransientFailure,
-  VenueRefusal,
 } from '../api/errors.js';
 
 export interface RetryPolicy {
@@ -64,10 +63,6 @@ export function retryDelay(
 /** The request may have been acted on: only reading (or an idempotent replay) can tell. */
 export function isUnknownOutcome(error: unknown): boolean {
   return error instanceof RequestTimeoutError || error instanceof ConnectionError;
-}
-
-export function isRefusal(error: unknown): error is VenueRefusal {
-  return error instanceof VenueRefusal;
 }
 
 /** A small seeded PRNG (mulberry32) for reproducible jitter in tests and backtests. */

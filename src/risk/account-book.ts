@@ -34,6 +34,16 @@ interface EntryRaw extends EntrySpec {
   readonly marketId: string;
 }
 
+/** What only the positions, the orders and the prices of their markets decide. */
+interface BookFigures {
+  readonly views: readonly PositionView[];
+  readonly occupied: ReadonlySet<string>;
+  readonly openNotional: ReadonlyMap<string, bigint>;
+  readonly openWorst: bigint;
+  readonly margins: bigint;
+  readonly openCount: number;
+}
+
 interface BaseFigures {
   readonly hasRisk: boolean;
   readonly balance: bigint;
@@ -50,7 +60,10 @@ export class MarketBook {
   readonly #byAsset = new Map<string, MarketFigures>();
   readonly #assetById = new Map<string, string>();
   readonly #spreadMultiplier: bigint;
-  /** Bumped on every update, so account figures know when prices moved. */
+  /** Version of the last update of each asset and each market id, to tell which books it moves. */
+  readonly #versionByAsset = new Map<string, number>();
+  readonly #versionById = new Map<string, number>();
+  /** Bumped on every update, so account figures know when prices may have moved. */
   version = 0;
 
   constructor(spreadMultiplier: bigint) {
@@ -62,6 +75,8 @@ export class MarketBook {
     this.#byAsset.set(asset, figures);
     this.#assetById.set(market.id, asset);
     this.version += 1;
+    this.#versionByAsset.set(asset, this.version);
+    this.#versionById.set(market.id, this.version);
     return figures;
   }
 
@@ -71,6 +86,16 @@ export class MarketBook {
 
   assetOf(marketId: string): string | undefined {
     return this.#assetById.get(marketId);
+  }
+
+  /** Whether a snapshot of `asset` arrived after `version`. */
+  assetChangedSince(asset: string, version: number): boolean {
+    return (this.#versionByAsset.get(asset) ?? 0) > version;
+  }
+
+  /** Whether a snapshot of market `marketId` arrived after `version`. */
+  marketChangedSince(marketId: string, version: number): boolean {
+    return (this.#versionById.get(marketId) ?? 0) > version;
   }
 }
 
@@ -115,8 +140,11 @@ export class AccountBook {
   /** Manual override until `resume`. */
   manual: { state: GuardState; reason: string } | undefined;
 
+  /** Positions or orders changed since `#book` was derived. */
   #dirty = true;
+  /** `markets.version` up to which `#book` is known to be current. */
   #marketVersion = -1;
+  #book: BookFigures | undefined;
   #figures: AccountFigures | undefined;
   /** What only the risk status, the Account record and the configuration decide. */
   #base: BaseFigures | undefined;
@@ -125,14 +153,12 @@ export class AccountBook {
     this.accountId = accountId;
   }
 
-  /** A positions or orders snapshot changed the book. */
-  touch(): void {
-    this.#dirty = true;
-  }
-
-  /** The risk status or the Account record changed. */
+  /**
+   * The risk status or the Account record (or the prices the risk status is marked from) changed: the
+   * positions' worst cases stay as they are, only the base and the mark to market are derived again.
+   */
   touchRisk(): void {
-    this.#dirty = true;
+    this.#figures = undefined;
     this.#base = undefined;
   }
 
@@ -173,22 +199,30 @@ export class AccountBook {
     this.#dirty = true;
   }
 
-  /** Whether any position or pending entry depends on market prices. */
-  #pricesMatter(): boolean {
-    return this.positions.size > 0 || this.orders.length > 0 || this.riskPrices.size > 0;
+  /** Whether a market a position or an active increase order reads was updated after `version`. */
+  #pricesMoved(markets: MarketBook, version: number): boolean {
+    for (const asset of this.#positionsRaw.keys()) if (markets.assetChangedSince(asset, version)) return true;
+    for (const e of this.#entries) {
+      // The id catches a market seen for the first time; the asset, a new snapshot of it under another id.
+      if (markets.marketChangedSince(e.marketId, version)) return true;
+      const asset = markets.assetOf(e.marketId);
+      if (asset !== undefined && markets.assetChangedSince(asset, version)) return true;
+    }
+    return false;
   }
 
   figures(markets: MarketBook, config: RiskGuardConfig, params: ExposureParams): AccountFigures {
     if (
-      this.#figures === undefined ||
+      this.#book === undefined ||
       this.#dirty ||
-      (this.#marketVersion !== markets.version && this.#pricesMatter())
+      (this.#marketVersion !== markets.version && this.#pricesMoved(markets, this.#marketVersion))
     ) {
-      this.#figures = this.#compute(markets, config, params);
+      this.#book = this.#computeBook(markets, config, params);
       this.#dirty = false;
-      this.#marketVersion = markets.version;
+      this.#figures = undefined;
     }
-    return this.#figures;
+    this.#marketVersion = markets.version;
+    return (this.#figures ??= this.#compute(markets, config, this.#book));
   }
 
   #limits(config: RiskGuardConfig, acc: AccountRiskConfig | undefined, phase: string): Record<FloorName, bigint | null> {
@@ -215,18 +249,13 @@ export class AccountBook {
     };
   }
 
-  #compute(markets: MarketBook, config: RiskGuardConfig, params: ExposureParams): AccountFigures {
-    const acc = config.accounts[this.accountId];
-    const phase = acc?.phase ?? this.account?.currentPhase ?? config.drawdown.defaultPhase;
-    const type = acc?.type ?? this.account?.type;
-
-    // Positions: worst case from the price now, and the mark to market since the risk snapshot.
+  /** Positions: worst case from the price now; pending entries: their reserves and worst cases. */
+  #computeBook(markets: MarketBook, config: RiskGuardConfig, params: ExposureParams): BookFigures {
     const views: PositionView[] = [];
     const occupied = new Set<string>();
     const openNotional = new Map<string, bigint>();
     let openWorst = 0n;
     let margins = 0n;
-    let markDelta = 0n;
     for (const [asset, list] of this.#positionsRaw) {
       const m = markets.get(asset);
       for (const raw of list) {
@@ -248,17 +277,11 @@ export class AccountBook {
         const key = `${asset}:${raw.direction}`;
         occupied.add(key);
         openNotional.set(key, (openNotional.get(key) ?? 0n) + raw.notional);
-        const then = this.riskPrices.get(asset);
-        if (then !== undefined && m !== undefined) {
-          const move = mulDown(raw.size, m.price - then);
-          markDelta += raw.direction === 'long' ? move : -move;
-        }
       }
     }
     let openCount = views.length;
 
-    // Active increase orders: their reserves leave the free balance; their worst case counts if asked.
-    const reserves = this.#reserves;
+    // Active increase orders: their worst case counts if asked (their reserves are `#reserves`).
     for (const e of this.#entries) {
       const asset = markets.assetOf(e.marketId);
       const key = `${asset ?? e.marketId}:${e.direction}`;
@@ -269,6 +292,25 @@ export class AccountBook {
       const m = asset === undefined ? undefined : markets.get(asset);
       if (config.drawdown.countPendingEntries && m !== undefined) {
         openWorst += entryFigures({ ...e, price: e.price > 0n ? e.price : m.price }, m, params).worstLoss;
+      }
+    }
+    return { views, occupied, openNotional, openWorst, margins, openCount };
+  }
+
+  #compute(markets: MarketBook, config: RiskGuardConfig, book: BookFigures): AccountFigures {
+    const acc = config.accounts[this.accountId];
+    const phase = acc?.phase ?? this.account?.currentPhase ?? config.drawdown.defaultPhase;
+    const type = acc?.type ?? this.account?.type;
+
+    // The mark to market since the risk snapshot.
+    let markDelta = 0n;
+    for (const [asset, list] of this.#positionsRaw) {
+      const then = this.riskPrices.get(asset);
+      const m = markets.get(asset);
+      if (then === undefined || m === undefined) continue;
+      for (const raw of list) {
+        const move = mulDown(raw.size, m.price - then);
+        markDelta += raw.direction === 'long' ? move : -move;
       }
     }
 
@@ -287,12 +329,12 @@ export class AccountBook {
       dayStartEquity: base.dayStartEquity,
       initialBalance: base.initialBalance,
       floors: base.floors,
-      freeBalance: base.balance - margins - reserves,
-      openWorst,
-      openCount,
-      occupied,
-      openNotional,
-      positions: views,
+      freeBalance: base.balance - book.margins - this.#reserves,
+      openWorst: book.openWorst,
+      openCount: book.openCount,
+      occupied: book.occupied,
+      openNotional: book.openNotional,
+      positions: book.views,
       consistency: base.consistency,
     };
   }

@@ -18,47 +18,47 @@ export function toRaw(value: Decimal, rounding: 'floor' | 'ceil' | 'half-even' =
   // unchanged values); an exact value converts the same whatever the rounding, so it is remembered.
   const known = EXACT.get(value);
   if (known !== undefined) return known;
-  const raw = toRawUncached(value, rounding);
-  if (isExactFp9(value)) EXACT.set(value, raw);
-  return raw;
-}
-
-const EXACT = new WeakMap<Decimal, bigint>();
-
-/** At most 9 decimal places: its fp9 integer needs no rounding. */
-function isExactFp9(value: Decimal): boolean {
-  return value.decimalPlaces() <= 9;
-}
-
-function toRawUncached(value: Decimal, rounding: 'floor' | 'ceil' | 'half-even'): bigint {
-  // Fast path: read decimal.js's own digits (base-1e7 words `d`, exponent `e`, sign `s`, all part of its
-  // documented instance properties) — about 5x faster than going through text; exact or it falls through.
-  const words = (value as unknown as { d: number[] | null }).d;
-  if (words !== null && words.length > 0 && words.length <= 8) {
-    // Up to two words (14 digits) fit a double exactly: one BigInt conversion instead of one per word.
-    let digits: bigint;
-    if (words.length === 1) digits = BigInt(words[0]!);
-    else if (words.length === 2) digits = BigInt(words[0]! * 10_000_000 + words[1]!);
-    else {
-      digits = 0n;
-      for (let i = 0; i < words.length; i++) digits = digits * 10_000_000n + BigInt(words[i]!);
-    }
-    const shift = value.e + 1 - (digitCount(words[0]!) + 7 * (words.length - 1)) + 9;
-    if (shift >= 0 && shift < POW10.length) {
-      const r = digits * POW10[shift]!;
-      return value.s < 0 ? -r : r;
-    }
-    if (shift < 0 && -shift < POW10.length) {
-      const p = POW10[-shift]!;
-      if (digits % p === 0n) {
-        const r = digits / p;
-        return value.s < 0 ? -r : r;
-      }
-    }
+  const exact = exactRaw(value);
+  if (exact !== undefined) {
+    EXACT.set(value, exact);
+    return exact;
   }
   const mode =
     rounding === 'floor' ? Decimal.ROUND_FLOOR : rounding === 'ceil' ? Decimal.ROUND_CEIL : Decimal.ROUND_HALF_EVEN;
   return BigInt(value.times(UNIT_DEC).toFixed(0, mode));
+}
+
+const EXACT = new WeakMap<Decimal, bigint>();
+
+/**
+ * The fp9 integer of a value with at most 9 places, read from decimal.js's own digits (base-1e7 words
+ * `d`, exponent `e`, sign `s`, all part of its documented instance properties) — about 5x faster than
+ * going through text; undefined when it would need rounding (or is too long for this path).
+ */
+function exactRaw(value: Decimal): bigint | undefined {
+  const words = (value as unknown as { d: number[] | null }).d;
+  if (words === null || words.length === 0 || words.length > 8) return undefined;
+  // Up to two words (14 digits) fit a double exactly: one BigInt conversion instead of one per word.
+  let digits: bigint;
+  if (words.length === 1) digits = BigInt(words[0]!);
+  else if (words.length === 2) digits = BigInt(words[0]! * 10_000_000 + words[1]!);
+  else {
+    digits = 0n;
+    for (let i = 0; i < words.length; i++) digits = digits * 10_000_000n + BigInt(words[i]!);
+  }
+  const shift = value.e + 1 - (digitCount(words[0]!) + 7 * (words.length - 1)) + 9;
+  if (shift >= 0 && shift < POW10.length) {
+    const r = digits * POW10[shift]!;
+    return value.s < 0 ? -r : r;
+  }
+  if (shift < 0 && -shift < POW10.length) {
+    const p = POW10[-shift]!;
+    if (digits % p === 0n) {
+      const r = digits / p;
+      return value.s < 0 ? -r : r;
+    }
+  }
+  return undefined;
 }
 
 function digitCount(word: number): number {

@@ -338,7 +338,6 @@ export class RiskGuard {
       if (m !== undefined && book.risk !== undefined) book.riskPrices.set(snapshot.asset, m.price);
     }
     book.settle(snapshot.takenAt, this.#config.drawdown.pendingSettleMs, 'positions', snapshot.asset);
-    book.touch();
     this.#evaluate(book, this.#clock.now());
   }
 
@@ -346,7 +345,6 @@ export class RiskGuard {
     const book = this.#book(snapshot.accountId);
     book.setOrders(snapshot.data.filter((o) => o.status === 'active'));
     book.settle(snapshot.takenAt, this.#config.drawdown.pendingSettleMs, 'orders');
-    book.touch();
     this.#evaluate(book, this.#clock.now());
   }
 

@@ -15,6 +15,7 @@ import {
   merge,
   only,
   openIntent,
+  order,
   position,
   positionsSnap,
   protectIntent,
@@ -131,6 +132,7 @@ describe('kill switch', () => {
     expect(states).toHaveLength(1);
     expect(states[0]).toMatchObject({ from: 'ACTIVE', to: 'HALTED' });
     expect(states[0]!.reason).toContain('kill switch');
+    expect(states[0]!.reason).toContain('kill_switch_floor');
     expect(intents).toHaveLength(1);
     expect(intents[0]).toMatchObject({ strategy: 'risk-guard', kind: 'close_all', scope: 'account', accountId: ACCOUNT });
     // its own flattening passes, opens do not
@@ -173,6 +175,31 @@ describe('kill switch', () => {
     expect(guard.state(ACCOUNT)).toBe('HALTED');
     expect(guard.stateReason(ACCOUNT)).toContain('kill_switch_exposure');
     expect(intents).toHaveLength(1);
+  });
+
+  it('a snapshot of another market in between does not hide the next move of the position’s market', () => {
+    const pos = position({ size: D(1), notional: D(50000), margin: D(10000) });
+    const { guard } = setup({ config: merge(cfg, { killSwitch: { share: '0' } }), positions: [pos], risk: riskStatus() });
+    guard.observeMarket(marketSnap(market({ state: { indexPrice: D(47369) } }), T0 + 1000));
+    guard.observeMarket(marketSnap(market({ id: 'eth-market', config: { baseAsset: 'ETH' }, state: { indexPrice: D(3000) } }), T0 + 1500));
+    expect(guard.state(ACCOUNT)).toBe('ACTIVE');
+    guard.observeMarket(marketSnap(market({ state: { indexPrice: D(47368) } }), T0 + 2000));
+    expect(guard.state(ACCOUNT)).toBe('HALTED');
+    expect(guard.stateReason(ACCOUNT)).toContain('kill_switch_exposure');
+  });
+
+  it('a pending entry on a market not seen yet counts once that market’s first snapshot prices it', () => {
+    // daily floor 95000, equity 95060: an entry of 2000 notional without a stop risks more than the 60 left
+    const entry = order({ market: 'eth-market', amount: D(2000), leverage: D(1), limitPrice: D(3000), triggerPrice: D(3000) });
+    const { guard } = setup({
+      config: merge(cfg, { killSwitch: { share: '0' } }),
+      orders: [entry],
+      risk: riskStatus({ currentEquity: D(95060), currentBalance: D(95060) }),
+    });
+    expect(guard.state(ACCOUNT)).toBe('ACTIVE');
+    guard.observeMarket(marketSnap(market({ id: 'eth-market', config: { baseAsset: 'ETH' }, state: { indexPrice: D(3000) } }), T0 + 1000));
+    expect(guard.state(ACCOUNT)).toBe('HALTED');
+    expect(guard.stateReason(ACCOUNT)).toContain('kill_switch_exposure');
   });
 
   it('a disabled kill switch never flattens', () => {
