@@ -6,8 +6,8 @@
 import type { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
 import type { Phase } from '../api/types.js';
-import { dailyPnlOf, utcDay } from './metrics.js';
-import type { BacktestResult } from './types.js';
+import { dailyPnlOf, finalEquityOf, tradingDaysOf } from './metrics.js';
+import type { BacktestResult, DailyPnl } from './types.js';
 
 const DAY_MS = 86_400_000;
 
@@ -37,7 +37,8 @@ export interface ChallengeOutcome {
   readonly consistencyMet: boolean | null;
 }
 
-export function computeChallenge(result: BacktestResult): ChallengeOutcome | null {
+/** `days`: the run's daily pnl when the caller already has it (`dailyPnlOf(result)`). */
+export function computeChallenge(result: BacktestResult, days: readonly DailyPnl[] = dailyPnlOf(result)): ChallengeOutcome | null {
   const c = result.challenge;
   if (!c) return null;
   const initial = result.initialBalance;
@@ -51,16 +52,14 @@ export function computeChallenge(result: BacktestResult): ChallengeOutcome | nul
   }
   const firstDay = Math.floor(result.startTime / DAY_MS);
   const daysToTarget = targetReachedAt === null ? null : Math.floor(targetReachedAt / DAY_MS) - firstDay + 1;
-  const days = dailyPnlOf(result);
   const threshold = initial.times(c.profitableDayPct).div(100);
   const profitableDays = days.filter((d) => d.pnl.gt(0) && d.pnl.gte(threshold)).length;
   let best: (typeof days)[number] | undefined;
   for (const d of days) if (!best || d.pnl.gt(best.pnl)) best = d;
-  const finalEquity = result.equity.at(-1)?.equity ?? initial;
-  const netPnl = finalEquity.minus(initial);
+  const netPnl = finalEquityOf(result).minus(initial);
   const bestDayShare = best && best.pnl.gt(0) && netPnl.gt(0) ? best.pnl.div(netPnl).times(100) : null;
   const consistencyMet = c.consistencyLimitPct === null || bestDayShare === null ? null : bestDayShare.lte(c.consistencyLimitPct);
-  const tradingDays = new Set(result.fills.map((f) => utcDay(f.time))).size;
+  const tradingDays = tradingDaysOf(result);
   // A failure after the promotion belongs to the next phase, not to this one.
   const failure = c.failure !== null && (promoted === null || c.failure.at < promoted.at) ? c.failure : null;
   const passed =

@@ -17,7 +17,7 @@ import { computeChallenge, type ChallengeOutcome } from './challenge.js';
 import { downsampleCandles, thinMinMax, thinSteps, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
 import { computeMetrics, dailyPnlOf, floorsFromEquity, tradeNet, type ReportMetrics } from './metrics.js';
 import { money, ratio } from './report-json.js';
-import type { BacktestResult, FillRecord, FloorPoint } from './types.js';
+import type { BacktestResult, DailyPnl, FillRecord, FloorPoint } from './types.js';
 
 export interface HtmlReportOptions {
   /** Most candles per market on the page (default 2000). */
@@ -114,7 +114,7 @@ interface PageData {
   profitableDayMin: number | null;
 }
 
-function pageData(result: BacktestResult, metrics: ReportMetrics, o: Required<HtmlReportOptions>): PageData {
+function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: ReportMetrics, o: Required<HtmlReportOptions>): PageData {
   const markets = (result.prices ?? []).map((p) => {
     const { candles, factor } = downsampleCandles(p.candles, o.maxCandles);
     const fills = result.fills.filter((f) => f.market === p.market);
@@ -133,7 +133,6 @@ function pageData(result: BacktestResult, metrics: ReportMetrics, o: Required<Ht
   const floors = floorsAtSamples(result);
   const floorLine = (pick: (f: FloorPoint) => Decimal | null) =>
     toChartTime(thinSteps(times, floors.map((f) => (f && pick(f) !== null ? num(pick(f)!) : null)), o.maxPoints));
-  const days = dailyPnlOf(result);
   const c = result.challenge;
   const consistencyLimit =
     c?.consistencyLimitPct != null && metrics.netPnl.gt(0) ? num(metrics.netPnl.times(c.consistencyLimitPct).div(100)) : null;
@@ -352,9 +351,10 @@ export function renderReportHtml(result: BacktestResult, options: HtmlReportOpti
   for (const [key, value] of Object.entries(o)) {
     if (!Number.isSafeInteger(value) || value < 2) throw new RangeError(`renderReportHtml: options.${key} must be an integer ≥ 2, got ${value}`);
   }
-  const metrics = computeMetrics(result);
-  const ch = computeChallenge(result);
-  const data = pageData(result, metrics, o);
+  const days = dailyPnlOf(result);
+  const metrics = computeMetrics(result, days);
+  const ch = computeChallenge(result, days);
+  const data = pageData(result, days, metrics, o);
   const title = `${result.name}${result.strategy ? ' — ' + result.strategy : ''}`;
   const priceSections = data.markets
     .map(

@@ -16,7 +16,6 @@ export {
   computeMetrics,
   dailyPnlFromEquity,
   dailyReturns,
-  drawdownSeries,
   floorsFromEquity,
   maxDrawdown,
   sharpeRatio,

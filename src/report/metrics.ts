@@ -77,15 +77,6 @@ export function maxDrawdown(initialBalance: Decimal, equity: readonly EquitySamp
   return best;
 }
 
-/** Drawdown (percent of the running peak) at every sample. */
-export function drawdownSeries(initialBalance: Decimal, equity: readonly EquitySample[]): { time: number; pct: Decimal }[] {
-  let peak = initialBalance;
-  return equity.map((s) => {
-    if (s.equity.gt(peak)) peak = s.equity;
-    return { time: s.time, pct: peak.gt(0) ? peak.minus(s.equity).div(peak).times(100) : ZERO };
-  });
-}
-
 export function dailyReturns(days: readonly DailyPnl[]): Decimal[] {
   return days.filter((d) => !d.startEquity.isZero()).map((d) => d.pnl.div(d.startEquity));
 }
@@ -179,13 +170,24 @@ export function dailyPnlOf(result: BacktestResult): readonly DailyPnl[] {
   return result.dailyPnl ?? dailyPnlFromEquity(result.initialBalance, result.equity);
 }
 
-export function computeMetrics(result: BacktestResult): ReportMetrics {
+/** The last equity sample, or the initial balance without samples. */
+export function finalEquityOf(result: BacktestResult): Decimal {
+  return result.equity.at(-1)?.equity ?? result.initialBalance;
+}
+
+/** UTC days with at least one fill. */
+export function tradingDaysOf(result: BacktestResult): number {
+  return new Set(result.fills.map((f) => utcDay(f.time))).size;
+}
+
+/** `days`: the run's daily pnl when the caller already has it (`dailyPnlOf(result)`). */
+export function computeMetrics(result: BacktestResult, days: readonly DailyPnl[] = dailyPnlOf(result)): ReportMetrics {
   const initial = result.initialBalance;
   if (!initial.gt(0)) throw new RangeError(`report: initialBalance must be positive, got ${initial.toString()}`);
-  const finalEquity = result.equity.at(-1)?.equity ?? initial;
+  const finalEquity = finalEquityOf(result);
   const netPnl = finalEquity.minus(initial);
   const dd = maxDrawdown(initial, result.equity);
-  const returns = dailyReturns(dailyPnlOf(result));
+  const returns = dailyReturns(days);
   const stats = tradeStats(result.trades);
   const fees = result.fills.reduce((a, f) => a.plus(f.fee), ZERO);
   const funding = result.funding
@@ -207,7 +209,7 @@ export function computeMetrics(result: BacktestResult): ReportMetrics {
     totalFills: result.fills.length,
     fees,
     funding,
-    tradingDays: new Set(result.fills.map((f) => utcDay(f.time))).size,
+    tradingDays: tradingDaysOf(result),
   };
 }
 

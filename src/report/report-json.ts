@@ -126,8 +126,9 @@ export interface ReportJson {
 
 /** The report.json object (pass it to `JSON.stringify`). */
 export function buildReportJson(result: BacktestResult): ReportJson {
-  const m = computeMetrics(result);
-  const ch = computeChallenge(result);
+  const days = dailyPnlOf(result);
+  const m = computeMetrics(result, days);
+  const ch = computeChallenge(result, days);
   const c = result.challenge;
   const byCode: Record<string, number> = {};
   for (const d of result.denials) byCode[d.code] = (byCode[d.code] ?? 0) + 1;
@@ -199,7 +200,7 @@ export function buildReportJson(result: BacktestResult): ReportJson {
       positionId: f.positionId ?? null,
     })),
     equity: result.equity.map((e) => ({ time: e.time, equity: money(e.equity) })),
-    dailyPnl: dailyPnlOf(result).map((d) => ({
+    dailyPnl: days.map((d) => ({
       day: d.day,
       startEquity: money(d.startEquity),
       endEquity: money(d.endEquity),

@@ -249,13 +249,7 @@ export class Store implements ExecutionJournal {
       const requests = await this.query<RequestRow>('SELECT * FROM requests WHERE intent_id = ? ORDER BY stored_at', [row.id]);
       const orders = await this.query<OrderRow>('SELECT * FROM orders WHERE intent_id = ? ORDER BY created_at', [row.id]);
       out.push({
-        record: {
-          intent: decodeJson<OrderIntent>(row.body),
-          status: row.status as IntentStatus,
-          code: row.code,
-          reason: row.reason,
-          updatedAt: row.updated_at,
-        },
+        record: intentFromRow(row),
         requests: requests.map(requestFromRow),
         orders: orders.map((o) => ({
           orderId: o.id,
@@ -418,15 +412,7 @@ export class Store implements ExecutionJournal {
 
   async intent(id: string): Promise<IntentRecord | undefined> {
     const rows = await this.query<IntentRow>('SELECT * FROM intents WHERE id = ?', [id]);
-    const row = rows[0];
-    if (!row) return undefined;
-    return {
-      intent: decodeJson<OrderIntent>(row.body),
-      status: row.status as IntentStatus,
-      code: row.code,
-      reason: row.reason,
-      updatedAt: row.updated_at,
-    };
+    return rows[0] ? intentFromRow(rows[0]) : undefined;
   }
 
   async schemaVersion(): Promise<number> {
@@ -465,6 +451,16 @@ interface OrderRow {
   replaces: string | null;
   seen_at: number;
   body: string;
+}
+
+function intentFromRow(row: IntentRow): IntentRecord {
+  return {
+    intent: decodeJson<OrderIntent>(row.body),
+    status: row.status as IntentStatus,
+    code: row.code,
+    reason: row.reason,
+    updatedAt: row.updated_at,
+  };
 }
 
 function requestStatement(r: RequestRecord): Statement {

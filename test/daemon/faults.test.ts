@@ -6,11 +6,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
+  childrenTempDir,
   duplicateKeys,
   FINAL_STATUSES,
-  killAll,
   ledger,
   orphanProtectives,
   query,
@@ -19,14 +19,9 @@ import {
   sandboxYaml,
   startDaemon,
   startSandboxChild,
-  tempDir,
 } from './helpers.js';
 
-const tmp = tempDir('propbot-daemon-faults-');
-afterAll(async () => {
-  await killAll();
-  tmp.cleanup();
-});
+const tmp = childrenTempDir('propbot-daemon-faults-');
 
 const INTENTS = 300;
 

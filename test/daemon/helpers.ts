@@ -9,7 +9,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
+import { afterAll } from 'vitest';
 import { HttpExchange } from '../../src/api/client.js';
+import { TransientFailure } from '../../src/api/errors.js';
 import type { SandboxDescription } from '../../src/sandbox/server.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -39,6 +41,16 @@ export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
   // DAEMON_TEST_KEEP=1 keeps the folder (stores, configs) to look at after a failure.
   const keep = process.env['DAEMON_TEST_KEEP'] !== undefined;
   return { dir, cleanup: () => (keep ? console.log(`kept ${dir}`) : rmSync(dir, { recursive: true, force: true })) };
+}
+
+/** The temp folder of a test file whose tests start children: afterAll kills them all, then removes it. */
+export function childrenTempDir(prefix: string): { dir: string } {
+  const tmp = tempDir(prefix);
+  afterAll(async () => {
+    await killAll();
+    tmp.cleanup();
+  });
+  return tmp;
 }
 
 export interface Cli {
@@ -226,15 +238,28 @@ export function duplicateKeys(entries: readonly LedgerEntry[]): Array<{ key: str
 
 const PROTECTIVE = new Set(['stop', 'take', 'trailing_stop']);
 
+/** A read of the test's own through the API, which meets the sandbox's injected faults too: retried. */
+async function throughFaults<T>(read: () => Promise<T>, attempts = 20): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (!(error instanceof TransientFailure) || i >= attempts) throw error;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
 /**
  * Stops and takes left active on the server whose position is not open (read through the API as the
  * trader, and from the admin ledger's latest state of every order).
  */
 export async function orphanProtectives(sandbox: Sandbox, asset = 'BTC'): Promise<{ api: string[]; ledger: string[] }> {
   const client = new HttpExchange({ baseUrl: sandbox.baseUrl, apiKey: API_KEY });
-  const open = new Set((await client.listActivePositions(sandbox.accountId, asset)).filter((p) => p.status === 'opened').map((p) => p.idx));
+  const positions = await throughFaults(() => client.listActivePositions(sandbox.accountId, asset));
+  const open = new Set(positions.filter((p) => p.status === 'opened').map((p) => p.idx));
   const orphan = (o: { type: string; positionId: string | null }) => PROTECTIVE.has(o.type) && (o.positionId === null || !open.has(o.positionId));
-  const api = (await client.listActiveOrders(sandbox.accountId)).filter(orphan).map((o) => o.id);
+  const api = (await throughFaults(() => client.listActiveOrders(sandbox.accountId))).filter(orphan).map((o) => o.id);
   const entries = (await ledger(sandbox)).filter((e) => e.order.status === 'active' && orphan(e.order)).map((e) => e.order.id);
   return { api, ledger: entries };
 }

@@ -9,11 +9,11 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
+  childrenTempDir,
   duplicateKeys,
   FINAL_STATUSES,
-  killAll,
   ledger,
   orphanProtectives,
   query,
@@ -23,14 +23,9 @@ import {
   seeded,
   startDaemon,
   startSandboxChild,
-  tempDir,
 } from './helpers.js';
 
-const tmp = tempDir('propbot-daemon-restart-');
-afterAll(async () => {
-  await killAll();
-  tmp.cleanup();
-});
+const tmp = childrenTempDir('propbot-daemon-restart-');
 
 const KILLS = 20;
 const SEED = 0x5eed_2026;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
-import { renderReportHtml, writeReport, type BacktestResult } from '../../src/report/index.js';
+import { computeMetrics, dailyPnlFromEquity, renderReportHtml, writeReport, type BacktestResult } from '../../src/report/index.js';
 import { btcResult } from './fixture.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -72,9 +72,11 @@ describe('renderReportHtml', () => {
     ]);
     expect(data.equity).toHaveLength(600);
     expect(data.drawdown.every((p) => p[1]! <= 0)).toBe(true);
+    // the trough of the drawn drawdown is the report's max drawdown
+    expect(Math.min(...data.drawdown.map((p) => p[1]!))).toBeCloseTo(-computeMetrics(small).maxDrawdownPct.toNumber(), 6);
     expect(data.floors['total']![0]![1]).toBe(9000);
     expect(data.floors['trailing']).toEqual([]);
-    expect(data.daily.length).toBeGreaterThan(0);
+    expect(data.daily.map((d) => (d as { value: number }).value)).toEqual(dailyPnlFromEquity(small.initialBalance, small.equity).map((d) => d.pnl.toNumber()));
   });
 
   it('thins long series for the page but keeps the extremes', async () => {

@@ -141,6 +141,9 @@ describe('challenge section', () => {
     expect(ch.consistencyMet).toBeNull();
     // with one profitable day required more, it does not pass
     expect(computeChallenge(result({ equity, fills, challenge: { ...evaluation, minProfitableDays: 3 } }))!.passed).toBe(false);
+    // a day counts as profitable only from profitableDayPct of the initial balance: at 2.8%, day 3 (+2.7) does not
+    const strict = computeChallenge(result({ equity, fills, challenge: { ...evaluation, profitableDayPct: D('2.8') } }))!;
+    expect(strict).toMatchObject({ profitableDays: 1, passed: false });
   });
 
   it('reports the engine failure and the consistency limit', () => {
@@ -223,6 +226,21 @@ describe('report.json', () => {
     expect(json.equity.at(-1)).toEqual({ time: r.equity.at(-1)!.time, equity: r.equity.at(-1)!.equity.toFixed() });
     // every money field is a string, never a JSON number
     for (const key of ['initialBalance', 'finalEquity', 'netPnl', 'fees', 'funding', 'maxDrawdown']) expect(typeof json.summary[key]).toBe('string');
+  });
+
+  it('takes the funding records and the daily pnl the backtester gives over the ones derived', () => {
+    const equity = [eq(T0 + 60_000, 101), eq(T0 + DAY + 60_000, 102)];
+    const trades = [{ ...trade('1', 0), funding: D('-0.1') }];
+    const funding = [
+      { time: T0 + 1, market: 'BTC', amount: D('-0.1') },
+      { time: T0 + 2, market: 'ETH', amount: D('-0.25') },
+    ];
+    expect(computeMetrics(result({ equity, trades })).funding.toFixed()).toBe('-0.1');
+    expect(computeMetrics(result({ equity, trades, funding })).funding.toFixed()).toBe('-0.35');
+    const dailyPnl = [{ day: '2021-04-20', startEquity: D(100), endEquity: D(103), pnl: D(3) }];
+    const json = JSON.parse(JSON.stringify(buildReportJson(result({ equity, dailyPnl, challenge: evaluation }))));
+    expect(json.dailyPnl).toEqual([{ day: '2021-04-20', startEquity: '100', endEquity: '103', pnl: '3' }]);
+    expect(json.challenge).toMatchObject({ bestDay: '2021-04-20', bestDayPnl: '3' });
   });
 
   it('refuses a non-positive initial balance', () => {

@@ -204,6 +204,16 @@ describe('Store: records', () => {
     ]);
   });
 
+  it('guard state changes are kept in order', async () => {
+    const store = await open(dbFile());
+    store.recordGuardState({ accountId: 'acc-1', from: 'ACTIVE', to: 'REDUCING', reason: 'daily headroom under 1%', at: 7 });
+    store.recordGuardState({ accountId: 'acc-1', from: 'REDUCING', to: 'ACTIVE', reason: 'new day', at: 8 });
+    expect(await store.query('SELECT account_id, from_state, to_state, reason, at FROM guard_states ORDER BY id')).toEqual([
+      { account_id: 'acc-1', from_state: 'ACTIVE', to_state: 'REDUCING', reason: 'daily headroom under 1%', at: 7 },
+      { account_id: 'acc-1', from_state: 'REDUCING', to_state: 'ACTIVE', reason: 'new day', at: 8 },
+    ]);
+  });
+
   it('strategy state: get/set per strategy, kept across a reopen', async () => {
     const file = dbFile();
     const a = await Store.open({ file });
