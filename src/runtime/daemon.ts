@@ -197,8 +197,13 @@ export class Daemon {
       ...(config.risk !== undefined ? { risk: config.risk } : {}),
     });
     // Closed trades reach the guard straight from the engine (stops and takes fill there).
+    // The engine reports every order change and position event as it happens: the store keeps them
+    // all (a live run only sees what its polls catch, see #record).
+    const store = this.#store!;
     const unsubscribe = session.engine.onEvent((e) => {
+      if (e.kind === 'order' && e.order.trader === session.accountId) store.recordOrder(e.order, e.at);
       if (e.kind !== 'position' || e.event.trader !== session.accountId) return;
+      store.recordPositionEvent(e.event);
       const p = e.event;
       if (p.eventName === 'closePosition' || p.eventName === 'liquidate' || p.eventName === 'forceClose') {
         if (p.status !== 'opened') session.guard.recordTrade({ accountId: session.accountId, realizedPnl: p.pnl ?? p.pnlInEvent, at: e.at });
@@ -397,6 +402,7 @@ export class Daemon {
         );
       }
     }
+    if (config.mode !== 'paper') this.#recordPolled(venue);
     for (const accountId of venue.accounts) {
       let lastMinute = -1;
       this.#subs.add(
@@ -410,6 +416,41 @@ export class Daemon {
           store.recordEquity({ accountId, at: r.takenAt, equity: r.data.currentEquity, balance: r.data.currentBalance });
         }),
       );
+    }
+  }
+
+  /**
+   * Orders and position events as the polls see them: each new order status, and each new position
+   * version (the Position record is its latest event). Events between two polls are in the venue's
+   * position history; the store keeps what this daemon saw.
+   */
+  #recordPolled(venue: Venue): void {
+    const store = this.#store!;
+    const orderStatus = new Map<string, string>();
+    const positionVersion = new Map<string, number>();
+    for (const accountId of venue.accounts) {
+      this.#subs.add(
+        venue.feed.orders$(accountId).subscribe((snap) => {
+          if (snap.stale) return;
+          for (const o of snap.data) {
+            if (orderStatus.get(o.id) === o.status) continue;
+            orderStatus.set(o.id, o.status);
+            store.recordOrder(o, snap.takenAt);
+          }
+        }),
+      );
+      for (const asset of venue.assets) {
+        this.#subs.add(
+          venue.feed.positions$(accountId, asset).subscribe((snap) => {
+            if (snap.stale) return;
+            for (const p of snap.data) {
+              if ((positionVersion.get(p.idx) ?? -1) >= p.version) continue;
+              positionVersion.set(p.idx, p.version);
+              store.recordPositionEvent({ ...p, order: null });
+            }
+          }),
+        );
+      }
     }
   }
 

@@ -34,7 +34,12 @@ log: { level: silent }
 
     const store = await Store.open({ file: db });
     const recorded = await store.snapshots('ORCL');
+    // Every order change and position event of the session is in the store too, with its fills.
+    const events = await store.query<{ event_name: string; n: number }>('SELECT event_name, COUNT(*) AS n FROM position_events GROUP BY event_name');
+    const orders = await store.query<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM orders GROUP BY status');
     await store.close();
+    expect(Object.fromEntries(events.map((e) => [e.event_name, e.n]))).toMatchObject({ increasePosition: expect.any(Number), closePosition: expect.any(Number) });
+    expect(orders.find((o) => o.status === 'executed')?.n).toBeGreaterThan(0);
     expect(recorded.length).toBeGreaterThan(100);
 
     // Read as 1-tick candles, oldest first, in pages smaller than the recording.

@@ -5,29 +5,24 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpExchange } from '../../src/api/client.js';
 import {
   API_KEY,
+  childrenTempDir,
   cli,
   duplicateKeys,
   FINAL_STATUSES,
   KEY_ENV,
-  killAll,
   ledger,
   query,
   runYaml,
   sandboxYaml,
   startDaemon,
   startSandboxChild,
-  tempDir,
 } from './helpers.js';
 
-const tmp = tempDir('propbot-daemon-e2e-');
-afterAll(async () => {
-  await killAll();
-  tmp.cleanup();
-});
+const tmp = childrenTempDir('propbot-daemon-e2e-');
 
 async function getJson(url: string): Promise<{ status: number; body: unknown; type: string | null }> {
   const res = await fetch(url);
@@ -159,6 +154,10 @@ describe('propbot run against propbot sandbox (two child processes)', () => {
     expect(stored[0]!.n).toBeGreaterThan(0);
     const equity = await query<{ n: number }>(store, 'SELECT COUNT(*) AS n FROM equity_samples');
     expect(equity[0]!.n).toBeGreaterThan(0);
+    // Positions as the polls saw them: one row per new version, the first being the opening increase.
+    const events = await query<{ position_id: string; version: number; event_name: string }>(store, 'SELECT position_id, version, event_name FROM position_events ORDER BY position_id, version');
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.some((e) => e.event_name === 'increasePosition')).toBe(true);
   });
 
   it('does not die when the venue fails at start: start-up reads are retried until the venue answers', async () => {
