@@ -23,8 +23,9 @@ import {
   type PositionRaw,
   type StopRaw,
 } from './exposure.js';
-import { maxRaw, mulDown, mulUp, toRaw, UNIT } from './fixed.js';
+import { maxRaw, mulUp, toRaw, UNIT } from './fixed.js';
 import { marketFigures, type MarketFigures } from './market-figures.js';
+import { holdingPnl } from '../engine/pricing.js';
 import type { GuardState } from './types.js';
 
 const INCREASE_TYPES: ReadonlySet<string> = new Set(INCREASE_ORDER_TYPES);
@@ -47,7 +48,7 @@ interface BookFigures {
 interface BaseFigures {
   readonly hasRisk: boolean;
   readonly balance: bigint;
-  /** Equity as the risk status gave it, before marking to later prices. */
+  /** Equity as the risk status gave it: the platform's figure at the price it had when read. */
   readonly riskEquity: bigint;
   readonly dayStartEquity: bigint;
   readonly initialBalance: bigint;
@@ -109,8 +110,15 @@ export class AccountBook {
   readonly accountId: string;
   risk: RiskStatus | undefined;
   riskStale = false;
-  /** Index price per asset when the risk snapshot arrived, to mark its equity to later prices. */
-  riskPrices = new Map<string, bigint>();
+  /**
+   * When the latest risk snapshot was taken, and when one last showed a balance other than the one
+   * before it (a fill, a fee, funding): the positions read before that no longer match the balance.
+   */
+  #riskTakenAt = Number.NEGATIVE_INFINITY;
+  #balanceChangedAt = Number.NEGATIVE_INFINITY;
+  /** When each asset's positions were last read, and when a read last found them changed. */
+  readonly #positionsTakenAt = new Map<string, number>();
+  #positionsChangedAt = Number.NEGATIVE_INFINITY;
   account: Account | undefined;
   /** Open positions per asset, and their numbers read once per snapshot. */
   readonly positions = new Map<string, Position[]>();
@@ -162,7 +170,23 @@ export class AccountBook {
     this.#base = undefined;
   }
 
-  setPositions(asset: string, open: Position[]): void {
+  /** A risk snapshot: its balance is the base of the guard's equity (see `#equity`). */
+  setRisk(risk: RiskStatus, takenAt: number, stale: boolean): void {
+    if (this.risk !== undefined && !risk.currentBalance.eq(this.risk.currentBalance)) {
+      this.#balanceChangedAt = Math.max(this.#balanceChangedAt, takenAt);
+    }
+    this.risk = risk;
+    this.riskStale = stale;
+    this.#riskTakenAt = Math.max(this.#riskTakenAt, takenAt);
+    this.touchRisk();
+  }
+
+  setPositions(asset: string, open: Position[], takenAt: number): void {
+    const before = this.#positionsRaw.get(asset);
+    if (this.#positionsTakenAt.has(asset) && !samePositions(before, open)) {
+      this.#positionsChangedAt = Math.max(this.#positionsChangedAt, takenAt);
+    }
+    this.#positionsTakenAt.set(asset, Math.max(this.#positionsTakenAt.get(asset) ?? takenAt, takenAt));
     if (open.length > 0) {
       this.positions.set(asset, open);
       this.#positionsRaw.set(asset, open.map(positionRaw));
@@ -302,20 +326,8 @@ export class AccountBook {
     const phase = acc?.phase ?? this.account?.currentPhase ?? config.drawdown.defaultPhase;
     const type = acc?.type ?? this.account?.type;
 
-    // The mark to market since the risk snapshot.
-    let markDelta = 0n;
-    for (const [asset, list] of this.#positionsRaw) {
-      const then = this.riskPrices.get(asset);
-      const m = markets.get(asset);
-      if (then === undefined || m === undefined) continue;
-      for (const raw of list) {
-        const move = mulDown(raw.size, m.price - then);
-        markDelta += raw.direction === 'long' ? move : -move;
-      }
-    }
-
     const base = (this.#base ??= this.#computeBase(config, acc, phase));
-    const equity = base.hasRisk ? base.riskEquity + markDelta : 0n;
+    const equity = base.hasRisk ? this.#equity(markets, base) : 0n;
 
     return {
       accountId: this.accountId,
@@ -337,6 +349,41 @@ export class AccountBook {
       positions: book.views,
       consistency: base.consistency,
     };
+  }
+
+  /**
+   * Equity the way the engine derives it (ENGINE-MODEL: balance + Σ unrealised pnl at I, one
+   * `holdingPnl` for both): the balance of the risk snapshot plus each market's holding marked at the
+   * latest index price. The risk snapshot's own `currentEquity` holds the price the platform had when
+   * it was read, which the guard cannot know (a risk read may come before or after the market read of
+   * the same moment), so marking that figure forward counts a move twice or not at all; the balance
+   * moves only with fills, fees and funding, never with the price.
+   *
+   * The balance and the positions must describe the same account: while a balance change has not been
+   * followed by a read of every market's positions, or a change of positions by a risk read, a fill is
+   * half seen (its pnl in the balance and its position still open, or the reverse) and the platform's
+   * own figure of its latest read is the sound one. So it is before any positions were read, and when
+   * a held market has no price yet.
+   */
+  #equity(markets: MarketBook, base: BaseFigures): bigint {
+    if (this.#positionsTakenAt.size === 0) return base.riskEquity;
+    let oldestPositions = Number.POSITIVE_INFINITY;
+    for (const t of this.#positionsTakenAt.values()) oldestPositions = Math.min(oldestPositions, t);
+    if (this.#balanceChangedAt > oldestPositions || this.#positionsChangedAt > this.#riskTakenAt) return base.riskEquity;
+    let equity = base.balance;
+    for (const [asset, list] of this.#positionsRaw) {
+      const m = markets.get(asset);
+      if (m === undefined) return base.riskEquity;
+      let netSize = 0n;
+      let netNotional = 0n;
+      for (const raw of list) {
+        const sign = raw.direction === 'long' ? 1n : -1n;
+        netSize += sign * raw.size;
+        netNotional += sign * raw.notional;
+      }
+      equity += holdingPnl(netSize, netNotional, m.price);
+    }
+    return equity;
   }
 
   #computeBase(config: RiskGuardConfig, acc: AccountRiskConfig | undefined, phase: string): BaseFigures {
@@ -388,4 +435,16 @@ export class AccountBook {
     const s = this.account?.status;
     return s !== undefined && LOCKED_STATUSES.includes(s);
   }
+}
+
+/** Whether a positions read shows the same positions (id, size, notional) as the one before. */
+function samePositions(before: readonly PositionRaw[] | undefined, open: readonly Position[]): boolean {
+  const n = before?.length ?? 0;
+  if (n !== open.length) return false;
+  for (let i = 0; i < n; i += 1) {
+    const b = before![i]!;
+    const p = open[i]!;
+    if (b.position.idx !== p.idx || !b.position.size.eq(p.size) || !b.position.notional.eq(p.notional)) return false;
+  }
+  return true;
 }

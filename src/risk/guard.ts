@@ -303,16 +303,7 @@ export class RiskGuard {
 
   observeRisk(snapshot: RiskSnapshot): void {
     const book = this.#book(snapshot.accountId);
-    book.risk = snapshot.data;
-    book.riskStale = snapshot.stale;
-    // Equity is marked to later index prices from here on (risk polls may be slower than market polls).
-    const prices = new Map<string, bigint>();
-    for (const asset of book.positions.keys()) {
-      const m = this.#markets.get(asset);
-      if (m !== undefined) prices.set(asset, m.price);
-    }
-    book.riskPrices = prices;
-    book.touchRisk();
+    book.setRisk(snapshot.data, snapshot.takenAt, snapshot.stale);
     this.#evaluate(book, this.#clock.now());
   }
 
@@ -331,12 +322,7 @@ export class RiskGuard {
       const still = new Set(open.map((p) => p.idx));
       for (const p of previous) if (!still.has(p.idx)) book.lastIncreaseByPosition.delete(p.idx);
     }
-    book.setPositions(snapshot.asset, open);
-    if (open.length > 0 && !book.riskPrices.has(snapshot.asset)) {
-      // A position the last risk snapshot may not have marked: mark from the price known now.
-      const m = this.#markets.get(snapshot.asset);
-      if (m !== undefined && book.risk !== undefined) book.riskPrices.set(snapshot.asset, m.price);
-    }
+    book.setPositions(snapshot.asset, open, snapshot.takenAt);
     book.settle(snapshot.takenAt, this.#config.drawdown.pendingSettleMs, 'positions', snapshot.asset);
     this.#evaluate(book, this.#clock.now());
   }
