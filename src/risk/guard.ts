@@ -124,7 +124,10 @@ export interface GuardAccountView {
   readonly equity: Decimal;
   readonly balance: Decimal;
   readonly freeBalance: Decimal;
+  readonly dayStartEquity: Decimal;
   readonly openPositions: number;
+  /** Open notional per `asset:direction` (positions only, not pending entries). */
+  readonly exposure: ReadonlyMap<string, Decimal>;
   readonly floors: ReadonlyArray<{ readonly rule: string; readonly floor: Decimal; readonly headroom: Decimal }>;
 }
 
@@ -264,7 +267,9 @@ export class RiskGuard {
       equity,
       balance: fromRaw(f.balance),
       freeBalance: fromRaw(f.freeBalance),
+      dayStartEquity: fromRaw(f.dayStartEquity),
       openPositions: f.openCount,
+      exposure: new Map([...f.openNotional].map(([key, n]) => [key, fromRaw(n)])),
       floors: f.floors.map((fl) => ({ rule: fl.name, floor: fromRaw(fl.floor), headroom: equity.minus(fromRaw(fl.floor)) })),
     };
   }
