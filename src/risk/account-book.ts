@@ -59,6 +59,8 @@ interface BaseFigures {
 /** Latest market snapshots of every asset, shared by all accounts. */
 export class MarketBook {
   readonly #byAsset = new Map<string, MarketFigures>();
+  /** The snapshot each asset had before its latest one (the price a risk read may have been made at). */
+  readonly #previous = new Map<string, MarketFigures>();
   readonly #assetById = new Map<string, string>();
   readonly #spreadMultiplier: bigint;
   /** Version of the last update of each asset and each market id, to tell which books it moves. */
@@ -73,6 +75,8 @@ export class MarketBook {
 
   update(market: Market, asset: string, takenAt: number, stale: boolean): MarketFigures {
     const figures = marketFigures(market, asset, takenAt, stale, this.#spreadMultiplier);
+    const before = this.#byAsset.get(asset);
+    if (before !== undefined) this.#previous.set(asset, before);
     this.#byAsset.set(asset, figures);
     this.#assetById.set(market.id, asset);
     this.version += 1;
@@ -83,6 +87,10 @@ export class MarketBook {
 
   get(asset: string): MarketFigures | undefined {
     return this.#byAsset.get(asset);
+  }
+
+  previous(asset: string): MarketFigures | undefined {
+    return this.#previous.get(asset);
   }
 
   assetOf(marketId: string): string | undefined {
@@ -111,14 +119,23 @@ export class AccountBook {
   risk: RiskStatus | undefined;
   riskStale = false;
   /**
-   * When the latest risk snapshot was taken, and when one last showed a balance other than the one
-   * before it (a fill, a fee, funding): the positions read before that no longer match the balance.
+   * The latest risk read, the last risk read whose balance differed from the one before (a fill, a fee,
+   * funding), each market's latest positions read and the last positions read that found them changed,
+   * each as (observation number, takenAt): a change on one side is matched only by a read of the other
+   * side observed after it and taken no earlier (one replay time step can hold several account states).
    */
-  #riskTakenAt = Number.NEGATIVE_INFINITY;
-  #balanceChangedAt = Number.NEGATIVE_INFINITY;
-  /** When each asset's positions were last read, and when a read last found them changed. */
-  readonly #positionsTakenAt = new Map<string, number>();
-  #positionsChangedAt = Number.NEGATIVE_INFINITY;
+  #reads = 0;
+  #riskRead: Read = NEVER;
+  #balanceChange: Read = NEVER;
+  readonly #positionsRead = new Map<string, Read>();
+  #positionsChange: Read = NEVER;
+
+  /** When the latest risk snapshot was taken (unix ms); −∞ before the first. */
+  get riskTakenAt(): number {
+    return this.#riskRead.takenAt;
+  }
+  /** The latest risk snapshot still waits to be compared with the guard's own equity. */
+  #unreconciled = false;
   account: Account | undefined;
   /** Open positions per asset, and their numbers read once per snapshot. */
   readonly positions = new Map<string, Position[]>();
@@ -172,21 +189,19 @@ export class AccountBook {
 
   /** A risk snapshot: its balance is the base of the guard's equity (see `#equity`). */
   setRisk(risk: RiskStatus, takenAt: number, stale: boolean): void {
-    if (this.risk !== undefined && !risk.currentBalance.eq(this.risk.currentBalance)) {
-      this.#balanceChangedAt = Math.max(this.#balanceChangedAt, takenAt);
-    }
+    const read = { seq: ++this.#reads, takenAt };
+    if (this.risk !== undefined && !risk.currentBalance.eq(this.risk.currentBalance)) this.#balanceChange = read;
     this.risk = risk;
     this.riskStale = stale;
-    this.#riskTakenAt = Math.max(this.#riskTakenAt, takenAt);
+    this.#riskRead = read;
+    this.#unreconciled = true;
     this.touchRisk();
   }
 
   setPositions(asset: string, open: Position[], takenAt: number): void {
-    const before = this.#positionsRaw.get(asset);
-    if (this.#positionsTakenAt.has(asset) && !samePositions(before, open)) {
-      this.#positionsChangedAt = Math.max(this.#positionsChangedAt, takenAt);
-    }
-    this.#positionsTakenAt.set(asset, Math.max(this.#positionsTakenAt.get(asset) ?? takenAt, takenAt));
+    const read = { seq: ++this.#reads, takenAt };
+    if (this.#positionsRead.has(asset) && !samePositions(this.#positionsRaw.get(asset), open)) this.#positionsChange = read;
+    this.#positionsRead.set(asset, read);
     if (open.length > 0) {
       this.positions.set(asset, open);
       this.#positionsRaw.set(asset, open.map(positionRaw));
@@ -366,14 +381,24 @@ export class AccountBook {
    * a held market has no price yet.
    */
   #equity(markets: MarketBook, base: BaseFigures): bigint {
-    if (this.#positionsTakenAt.size === 0) return base.riskEquity;
-    let oldestPositions = Number.POSITIVE_INFINITY;
-    for (const t of this.#positionsTakenAt.values()) oldestPositions = Math.min(oldestPositions, t);
-    if (this.#balanceChangedAt > oldestPositions || this.#positionsChangedAt > this.#riskTakenAt) return base.riskEquity;
-    let equity = base.balance;
+    if (!this.#settled()) return base.riskEquity;
+    const marked = this.#marked((asset) => markets.get(asset)?.price);
+    return marked === undefined ? base.riskEquity : base.balance + marked;
+  }
+
+  /** The balance and the positions describe the same account state (see `#equity`). */
+  #settled(): boolean {
+    if (this.#positionsRead.size === 0) return false;
+    for (const read of this.#positionsRead.values()) if (!after(read, this.#balanceChange)) return false;
+    return after(this.#riskRead, this.#positionsChange);
+  }
+
+  /** Σ of each market's holding marked at `priceOf(asset)`; undefined when a held market has no price. */
+  #marked(priceOf: (asset: string) => bigint | undefined): bigint | undefined {
+    let total = 0n;
     for (const [asset, list] of this.#positionsRaw) {
-      const m = markets.get(asset);
-      if (m === undefined) return base.riskEquity;
+      const price = priceOf(asset);
+      if (price === undefined) return undefined;
       let netSize = 0n;
       let netNotional = 0n;
       for (const raw of list) {
@@ -381,9 +406,40 @@ export class AccountBook {
         netSize += sign * raw.size;
         netNotional += sign * raw.notional;
       }
-      equity += holdingPnl(netSize, netNotional, m.price);
+      total += holdingPnl(netSize, netNotional, price);
     }
-    return equity;
+    return total;
+  }
+
+  /**
+   * Compare the latest risk snapshot's equity with the guard's own derivation, once the guard holds
+   * what that comparison needs: positions that match the snapshot's balance, and for every held market
+   * a price read at or after the risk read. The platform's price at the moment of its risk read lies
+   * between the last market read before it and the first after it (the same read when they coincide,
+   * as in a replay), so the guard's equity at those two prices bounds what the platform may have had;
+   * a figure outside the bounds by more than one fp9 unit is a divergence. `wait`: not comparable yet.
+   */
+  reconcile(markets: MarketBook): 'wait' | 'agree' | { platform: bigint; low: bigint; high: bigint } {
+    if (!this.#unreconciled || this.risk === undefined) return 'agree';
+    if (!this.#settled()) return 'wait';
+    for (const asset of this.#positionsRaw.keys()) {
+      const m = markets.get(asset);
+      if (m === undefined || m.takenAt < this.#riskRead.takenAt) return 'wait';
+    }
+    this.#unreconciled = false;
+    const riskAt = this.#riskRead.takenAt;
+    const before = (asset: string): bigint | undefined => {
+      const now = markets.get(asset)!;
+      const prev = markets.previous(asset);
+      return now.takenAt > riskAt && prev !== undefined && prev.takenAt <= riskAt ? prev.price : now.price;
+    };
+    const balance = toRaw(this.risk.currentBalance, 'floor');
+    const a = balance + this.#marked(before)!;
+    const b = balance + this.#marked((asset) => markets.get(asset)!.price)!;
+    const low = a < b ? a : b;
+    const high = a < b ? b : a;
+    const platform = toRaw(this.risk.currentEquity, 'floor');
+    return platform < low - 1n || platform > high + 1n ? { platform, low, high } : 'agree';
   }
 
   #computeBase(config: RiskGuardConfig, acc: AccountRiskConfig | undefined, phase: string): BaseFigures {
@@ -435,6 +491,19 @@ export class AccountBook {
     const s = this.account?.status;
     return s !== undefined && LOCKED_STATUSES.includes(s);
   }
+}
+
+/** One observed snapshot: its observation number and when it was taken. */
+interface Read {
+  readonly seq: number;
+  readonly takenAt: number;
+}
+
+const NEVER: Read = { seq: 0, takenAt: Number.NEGATIVE_INFINITY };
+
+/** Whether `read` was observed after `change` and taken no earlier (so it already reflects it). */
+function after(read: Read, change: Read): boolean {
+  return change === NEVER || (read.seq > change.seq && read.takenAt >= change.takenAt);
 }
 
 /** Whether a positions read shows the same positions (id, size, notional) as the one before. */
