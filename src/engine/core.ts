@@ -24,7 +24,7 @@ import { ConfigError } from '../core/errors.js';
 import { SeededIds } from '../core/ids.js';
 import { S, S2, ceilDiv, decToRaw, divFloor, floorDiv, minB, mulCeil, mulFloor, parseRaw } from './fixed.js';
 import { IdempotencyStore } from './idempotency.js';
-import { type FillQuote, fillQuote, markPnl, quoteSizing, refreshLiquidationPrice } from './pricing.js';
+import { type FillQuote, fillQuote, holdingPnl, markPnl, quoteSizing, refreshLiquidationPrice } from './pricing.js';
 import { ENGINE_PRESETS, mergePresets, validatePhaseNumbers, validatePresets, type EnginePresets, type PhasePreset } from './presets.js';
 import { WeeklySchedule } from './schedule.js';
 import type { AccountEventRec, AccountRt, MarketRt, OrderRt, PositionRt, PositionSnap } from './state.js';
@@ -355,9 +355,7 @@ export class EngineCore {
       const h = hs[i]!;
       const a = h.account;
       if (a.curMinute !== minute) this.#sample(a);
-      const prod = h.netSize * p;
-      // floor division without a remainder: truncation is the floor for a non-negative product
-      const u = (prod >= 0n ? prod / S : -((S - 1n - prod) / S)) - h.netNotional;
+      const u = holdingPnl(h.netSize, h.netNotional, p);
       a.upnl += u - h.upnl;
       h.upnl = u;
       if (a.dirtyStep !== step) {
@@ -700,7 +698,7 @@ export class EngineCore {
     const sign = pos.direction === 'long' ? 1n : -1n;
     h.netSize += sign * dSize;
     h.netNotional += sign * dNotional;
-    const u = floorDiv(h.netSize * m.price, S) - h.netNotional;
+    const u = holdingPnl(h.netSize, h.netNotional, m.price);
     a.upnl += u - h.upnl;
     h.upnl = u;
   }

@@ -8,7 +8,7 @@ import type { Account, AccountStatus, Market, RiskStatus } from '../api/types.js
 import { EngineCore } from './core.js';
 import { LocalExchange, type LocalExchangeOptions } from './local-exchange.js';
 import { marketFor } from './reads.js';
-import type { AccountSpec, EngineConfig, EngineListener, MarketFlags, MarketSpec } from './types.js';
+import type { AccountSpec, EngineAccountFigures, EngineConfig, EngineListener, MarketFlags, MarketSpec } from './types.js';
 import { accountView, marketView, riskStatusView } from './views.js';
 
 export class Engine {
@@ -94,6 +94,29 @@ export class Engine {
   riskStatus(accountId: string): RiskStatus | undefined {
     const a = this.#core.accounts.get(accountId);
     return a ? riskStatusView(a) : undefined;
+  }
+
+  /** The account's money figures and floors as the rules judge them; undefined when unknown. */
+  accountFigures(accountId: string): EngineAccountFigures | undefined {
+    const a = this.#core.accounts.get(accountId);
+    if (!a) return undefined;
+    const exposure = new Map<string, bigint>();
+    for (const p of a.positions) {
+      const key = `${p.market.asset}:${p.direction}`;
+      exposure.set(key, (exposure.get(key) ?? 0n) + p.notional);
+    }
+    return {
+      equity: a.balance + a.upnl,
+      balance: a.balance,
+      margin: a.margin,
+      reserved: a.reserved,
+      freeBalance: a.balance - a.margin - a.reserved,
+      dayStartEquity: a.dayStartEquity,
+      dailyFloor: a.dailyFloor,
+      totalFloor: a.totalFloor,
+      trailingFloor: a.trailingFloor,
+      exposure,
+    };
   }
 
   /** Subscribe to order, position and account events; returns the unsubscribe function. */

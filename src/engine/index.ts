@@ -15,6 +15,6 @@ export type {
   PresetOverrides,
   WeeklyBreak,
 } from './presets.js';
-export type { AccountSpec, EngineConfig, EngineEvent, EngineListener, MarketFlags, MarketSpec } from './types.js';
+export type { AccountSpec, EngineAccountFigures, EngineConfig, EngineEvent, EngineListener, MarketFlags, MarketSpec } from './types.js';
 export { ENGINE_ACCOUNT_EVENT_TYPES } from './account-events.js';
 export type { EngineAccountEventType } from './account-events.js';

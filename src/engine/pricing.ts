@@ -37,6 +37,16 @@ export function quoteSizing(amount: bigint, leverage: bigint, fee: bigint): { no
   }
 }
 
+/**
+ * Unrealised pnl of an account's holding on one market at index price `price` (ENGINE-MODEL: equity =
+ * balance + Σ unrealised pnl at I): `floor(netSize × I) − netNotional`, with size and notional signed
+ * (long +, short −). The engine's equity and the risk guard's both come from this one function, so
+ * the two agree to the fp9 unit at the same price.
+ */
+export function holdingPnl(netSize: bigint, netNotional: bigint, price: bigint): bigint {
+  return floorDiv(netSize * price, S) - netNotional;
+}
+
 /** Pnl of a position marked at its market's index price. */
 export function markPnl(pos: PositionRt): bigint {
   const value = floorDiv(pos.size * pos.market.price, S);

@@ -61,6 +61,28 @@ export interface AccountSpec {
   provider?: string;
 }
 
+/**
+ * An account's figures as the engine holds them, fp9 integers: what the challenge rules judge. For
+ * cross-checks (the guard's view against the engine's) and reports; the API's reads give the same
+ * numbers as strings.
+ */
+export interface EngineAccountFigures {
+  readonly equity: bigint;
+  readonly balance: bigint;
+  /** Σ margin of open positions. */
+  readonly margin: bigint;
+  /** Σ reserves of active increase orders. */
+  readonly reserved: bigint;
+  readonly freeBalance: bigint;
+  readonly dayStartEquity: bigint;
+  /** Equity below these fails the account; null when the phase has no such rule. */
+  readonly dailyFloor: bigint | null;
+  readonly totalFloor: bigint | null;
+  readonly trailingFloor: bigint | null;
+  /** Open notional per `asset:direction`. */
+  readonly exposure: ReadonlyMap<string, bigint>;
+}
+
 export interface MarketFlags {
   isPaused: boolean;
   isCloseOnly: boolean;

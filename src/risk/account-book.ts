@@ -23,8 +23,9 @@ import {
   type PositionRaw,
   type StopRaw,
 } from './exposure.js';
-import { maxRaw, mulDown, mulUp, toRaw, UNIT } from './fixed.js';
+import { maxRaw, mulUp, toRaw, UNIT } from './fixed.js';
 import { marketFigures, type MarketFigures } from './market-figures.js';
+import { holdingPnl } from '../engine/pricing.js';
 import type { GuardState } from './types.js';
 
 const INCREASE_TYPES: ReadonlySet<string> = new Set(INCREASE_ORDER_TYPES);
@@ -47,7 +48,7 @@ interface BookFigures {
 interface BaseFigures {
   readonly hasRisk: boolean;
   readonly balance: bigint;
-  /** Equity as the risk status gave it, before marking to later prices. */
+  /** Equity as the risk status gave it: the platform's figure at the price it had when read. */
   readonly riskEquity: bigint;
   readonly dayStartEquity: bigint;
   readonly initialBalance: bigint;
@@ -58,6 +59,8 @@ interface BaseFigures {
 /** Latest market snapshots of every asset, shared by all accounts. */
 export class MarketBook {
   readonly #byAsset = new Map<string, MarketFigures>();
+  /** The snapshot each asset had before its latest one (the price a risk read may have been made at). */
+  readonly #previous = new Map<string, MarketFigures>();
   readonly #assetById = new Map<string, string>();
   readonly #spreadMultiplier: bigint;
   /** Version of the last update of each asset and each market id, to tell which books it moves. */
@@ -72,6 +75,8 @@ export class MarketBook {
 
   update(market: Market, asset: string, takenAt: number, stale: boolean): MarketFigures {
     const figures = marketFigures(market, asset, takenAt, stale, this.#spreadMultiplier);
+    const before = this.#byAsset.get(asset);
+    if (before !== undefined) this.#previous.set(asset, before);
     this.#byAsset.set(asset, figures);
     this.#assetById.set(market.id, asset);
     this.version += 1;
@@ -82,6 +87,10 @@ export class MarketBook {
 
   get(asset: string): MarketFigures | undefined {
     return this.#byAsset.get(asset);
+  }
+
+  previous(asset: string): MarketFigures | undefined {
+    return this.#previous.get(asset);
   }
 
   assetOf(marketId: string): string | undefined {
@@ -109,8 +118,24 @@ export class AccountBook {
   readonly accountId: string;
   risk: RiskStatus | undefined;
   riskStale = false;
-  /** Index price per asset when the risk snapshot arrived, to mark its equity to later prices. */
-  riskPrices = new Map<string, bigint>();
+  /**
+   * The latest risk read, the last risk read whose balance differed from the one before (a fill, a fee,
+   * funding), each market's latest positions read and the last positions read that found them changed,
+   * each as (observation number, takenAt): a change on one side is matched only by a read of the other
+   * side observed after it and taken no earlier (one replay time step can hold several account states).
+   */
+  #reads = 0;
+  #riskRead: Read = NEVER;
+  #balanceChange: Read = NEVER;
+  readonly #positionsRead = new Map<string, Read>();
+  #positionsChange: Read = NEVER;
+
+  /** When the latest risk snapshot was taken (unix ms); −∞ before the first. */
+  get riskTakenAt(): number {
+    return this.#riskRead.takenAt;
+  }
+  /** The latest risk snapshot still waits to be compared with the guard's own equity. */
+  #unreconciled = false;
   account: Account | undefined;
   /** Open positions per asset, and their numbers read once per snapshot. */
   readonly positions = new Map<string, Position[]>();
@@ -162,7 +187,21 @@ export class AccountBook {
     this.#base = undefined;
   }
 
-  setPositions(asset: string, open: Position[]): void {
+  /** A risk snapshot: its balance is the base of the guard's equity (see `#equity`). */
+  setRisk(risk: RiskStatus, takenAt: number, stale: boolean): void {
+    const read = { seq: ++this.#reads, takenAt };
+    if (this.risk !== undefined && !risk.currentBalance.eq(this.risk.currentBalance)) this.#balanceChange = read;
+    this.risk = risk;
+    this.riskStale = stale;
+    this.#riskRead = read;
+    this.#unreconciled = true;
+    this.touchRisk();
+  }
+
+  setPositions(asset: string, open: Position[], takenAt: number): void {
+    const read = { seq: ++this.#reads, takenAt };
+    if (this.#positionsRead.has(asset) && !samePositions(this.#positionsRaw.get(asset), open)) this.#positionsChange = read;
+    this.#positionsRead.set(asset, read);
     if (open.length > 0) {
       this.positions.set(asset, open);
       this.#positionsRaw.set(asset, open.map(positionRaw));
@@ -302,20 +341,8 @@ export class AccountBook {
     const phase = acc?.phase ?? this.account?.currentPhase ?? config.drawdown.defaultPhase;
     const type = acc?.type ?? this.account?.type;
 
-    // The mark to market since the risk snapshot.
-    let markDelta = 0n;
-    for (const [asset, list] of this.#positionsRaw) {
-      const then = this.riskPrices.get(asset);
-      const m = markets.get(asset);
-      if (then === undefined || m === undefined) continue;
-      for (const raw of list) {
-        const move = mulDown(raw.size, m.price - then);
-        markDelta += raw.direction === 'long' ? move : -move;
-      }
-    }
-
     const base = (this.#base ??= this.#computeBase(config, acc, phase));
-    const equity = base.hasRisk ? base.riskEquity + markDelta : 0n;
+    const equity = base.hasRisk ? this.#equity(markets, base) : 0n;
 
     return {
       accountId: this.accountId,
@@ -337,6 +364,82 @@ export class AccountBook {
       positions: book.views,
       consistency: base.consistency,
     };
+  }
+
+  /**
+   * Equity the way the engine derives it (ENGINE-MODEL: balance + Σ unrealised pnl at I, one
+   * `holdingPnl` for both): the balance of the risk snapshot plus each market's holding marked at the
+   * latest index price. The risk snapshot's own `currentEquity` holds the price the platform had when
+   * it was read, which the guard cannot know (a risk read may come before or after the market read of
+   * the same moment), so marking that figure forward counts a move twice or not at all; the balance
+   * moves only with fills, fees and funding, never with the price.
+   *
+   * The balance and the positions must describe the same account: while a balance change has not been
+   * followed by a read of every market's positions, or a change of positions by a risk read, a fill is
+   * half seen (its pnl in the balance and its position still open, or the reverse) and the platform's
+   * own figure of its latest read is the sound one. So it is before any positions were read, and when
+   * a held market has no price yet.
+   */
+  #equity(markets: MarketBook, base: BaseFigures): bigint {
+    if (!this.#settled()) return base.riskEquity;
+    const marked = this.#marked((asset) => markets.get(asset)?.price);
+    return marked === undefined ? base.riskEquity : base.balance + marked;
+  }
+
+  /** The balance and the positions describe the same account state (see `#equity`). */
+  #settled(): boolean {
+    if (this.#positionsRead.size === 0) return false;
+    for (const read of this.#positionsRead.values()) if (!after(read, this.#balanceChange)) return false;
+    return after(this.#riskRead, this.#positionsChange);
+  }
+
+  /** Σ of each market's holding marked at `priceOf(asset)`; undefined when a held market has no price. */
+  #marked(priceOf: (asset: string) => bigint | undefined): bigint | undefined {
+    let total = 0n;
+    for (const [asset, list] of this.#positionsRaw) {
+      const price = priceOf(asset);
+      if (price === undefined) return undefined;
+      let netSize = 0n;
+      let netNotional = 0n;
+      for (const raw of list) {
+        const sign = raw.direction === 'long' ? 1n : -1n;
+        netSize += sign * raw.size;
+        netNotional += sign * raw.notional;
+      }
+      total += holdingPnl(netSize, netNotional, price);
+    }
+    return total;
+  }
+
+  /**
+   * Compare the latest risk snapshot's equity with the guard's own derivation, once the guard holds
+   * what that comparison needs: positions that match the snapshot's balance, and for every held market
+   * a price read at or after the risk read. The platform's price at the moment of its risk read lies
+   * between the last market read before it and the first after it (the same read when they coincide,
+   * as in a replay), so the guard's equity at those two prices bounds what the platform may have had;
+   * a figure outside the bounds by more than one fp9 unit is a divergence. `wait`: not comparable yet.
+   */
+  reconcile(markets: MarketBook): 'wait' | 'agree' | { platform: bigint; low: bigint; high: bigint } {
+    if (!this.#unreconciled || this.risk === undefined) return 'agree';
+    if (!this.#settled()) return 'wait';
+    for (const asset of this.#positionsRaw.keys()) {
+      const m = markets.get(asset);
+      if (m === undefined || m.takenAt < this.#riskRead.takenAt) return 'wait';
+    }
+    this.#unreconciled = false;
+    const riskAt = this.#riskRead.takenAt;
+    const before = (asset: string): bigint | undefined => {
+      const now = markets.get(asset)!;
+      const prev = markets.previous(asset);
+      return now.takenAt > riskAt && prev !== undefined && prev.takenAt <= riskAt ? prev.price : now.price;
+    };
+    const balance = toRaw(this.risk.currentBalance, 'floor');
+    const a = balance + this.#marked(before)!;
+    const b = balance + this.#marked((asset) => markets.get(asset)!.price)!;
+    const low = a < b ? a : b;
+    const high = a < b ? b : a;
+    const platform = toRaw(this.risk.currentEquity, 'floor');
+    return platform < low - 1n || platform > high + 1n ? { platform, low, high } : 'agree';
   }
 
   #computeBase(config: RiskGuardConfig, acc: AccountRiskConfig | undefined, phase: string): BaseFigures {
@@ -388,4 +491,29 @@ export class AccountBook {
     const s = this.account?.status;
     return s !== undefined && LOCKED_STATUSES.includes(s);
   }
+}
+
+/** One observed snapshot: its observation number and when it was taken. */
+interface Read {
+  readonly seq: number;
+  readonly takenAt: number;
+}
+
+const NEVER: Read = { seq: 0, takenAt: Number.NEGATIVE_INFINITY };
+
+/** Whether `read` was observed after `change` and taken no earlier (so it already reflects it). */
+function after(read: Read, change: Read): boolean {
+  return change === NEVER || (read.seq > change.seq && read.takenAt >= change.takenAt);
+}
+
+/** Whether a positions read shows the same positions (id, size, notional) as the one before. */
+function samePositions(before: readonly PositionRaw[] | undefined, open: readonly Position[]): boolean {
+  const n = before?.length ?? 0;
+  if (n !== open.length) return false;
+  for (let i = 0; i < n; i += 1) {
+    const b = before![i]!;
+    const p = open[i]!;
+    if (b.position.idx !== p.idx || !b.position.size.eq(p.size) || !b.position.notional.eq(p.notional)) return false;
+  }
+  return true;
 }

@@ -38,7 +38,7 @@ import { DAY_MS, nextUtcDay, type AccountTrackers, type RuleContext, type RuleNu
 import { intentEntryFigures, type ExposureParams } from './exposure.js';
 import { fmt, fromRaw, pct, toRaw } from './fixed.js';
 import { consistencyReached, killSwitchTrip, RULES, type RuleEntry } from './rules/index.js';
-import type { Decision, Denial, GuardState, GuardStateChange } from './types.js';
+import type { Decision, Denial, EquityDivergence, GuardState, GuardStateChange } from './types.js';
 
 /** The part of a pino logger the guard uses. */
 export interface GuardLogger {
@@ -124,7 +124,10 @@ export interface GuardAccountView {
   readonly equity: Decimal;
   readonly balance: Decimal;
   readonly freeBalance: Decimal;
+  readonly dayStartEquity: Decimal;
   readonly openPositions: number;
+  /** Open notional per `asset:direction` (positions only, not pending entries). */
+  readonly exposure: ReadonlyMap<string, Decimal>;
   readonly floors: ReadonlyArray<{ readonly rule: string; readonly floor: Decimal; readonly headroom: Decimal }>;
 }
 
@@ -142,6 +145,7 @@ export class RiskGuard {
   readonly #decisions = new Subject<Decision>();
   readonly #states = new Subject<GuardStateChange>();
   readonly #intents = new Subject<OrderIntent>();
+  readonly #divergences = new Subject<EquityDivergence>();
 
   /** Every decision, approvals and denials, in the order made. */
   readonly decisions$: Observable<Decision> = this.#decisions.asObservable();
@@ -149,6 +153,12 @@ export class RiskGuard {
   readonly state$: Observable<GuardStateChange> = this.#states.asObservable();
   /** The guard's own intents (kill switch flattening). */
   readonly intents$: Observable<OrderIntent> = this.#intents.asObservable();
+  /**
+   * Each risk snapshot whose equity the guard's own derivation does not reproduce (beyond one fp9 unit,
+   * and beyond what the price moved between the market reads around it): a drift to see before it
+   * costs a challenge. Also logged at `warn`.
+   */
+  readonly divergence$: Observable<EquityDivergence> = this.#divergences.asObservable();
 
   constructor(options: RiskGuardOptions = {}) {
     this.#config = options.config === undefined ? DEFAULT_RISK_GUARD_CONFIG : parseRiskGuardConfig(options.config);
@@ -264,7 +274,9 @@ export class RiskGuard {
       equity,
       balance: fromRaw(f.balance),
       freeBalance: fromRaw(f.freeBalance),
+      dayStartEquity: fromRaw(f.dayStartEquity),
       openPositions: f.openCount,
+      exposure: new Map([...f.openNotional].map(([key, n]) => [key, fromRaw(n)])),
       floors: f.floors.map((fl) => ({ rule: fl.name, floor: fromRaw(fl.floor), headroom: equity.minus(fromRaw(fl.floor)) })),
     };
   }
@@ -298,22 +310,15 @@ export class RiskGuard {
     const now = this.#clock.now();
     for (const book of this.#books.values()) {
       if (book.positions.size > 0 || book.orders.length > 0) this.#evaluate(book, now);
+      this.#reconcile(book);
     }
   }
 
   observeRisk(snapshot: RiskSnapshot): void {
     const book = this.#book(snapshot.accountId);
-    book.risk = snapshot.data;
-    book.riskStale = snapshot.stale;
-    // Equity is marked to later index prices from here on (risk polls may be slower than market polls).
-    const prices = new Map<string, bigint>();
-    for (const asset of book.positions.keys()) {
-      const m = this.#markets.get(asset);
-      if (m !== undefined) prices.set(asset, m.price);
-    }
-    book.riskPrices = prices;
-    book.touchRisk();
+    book.setRisk(snapshot.data, snapshot.takenAt, snapshot.stale);
     this.#evaluate(book, this.#clock.now());
+    this.#reconcile(book);
   }
 
   observePositions(snapshot: PositionsSnapshot): void {
@@ -331,14 +336,10 @@ export class RiskGuard {
       const still = new Set(open.map((p) => p.idx));
       for (const p of previous) if (!still.has(p.idx)) book.lastIncreaseByPosition.delete(p.idx);
     }
-    book.setPositions(snapshot.asset, open);
-    if (open.length > 0 && !book.riskPrices.has(snapshot.asset)) {
-      // A position the last risk snapshot may not have marked: mark from the price known now.
-      const m = this.#markets.get(snapshot.asset);
-      if (m !== undefined && book.risk !== undefined) book.riskPrices.set(snapshot.asset, m.price);
-    }
+    book.setPositions(snapshot.asset, open, snapshot.takenAt);
     book.settle(snapshot.takenAt, this.#config.drawdown.pendingSettleMs, 'positions', snapshot.asset);
     this.#evaluate(book, this.#clock.now());
+    this.#reconcile(book);
   }
 
   observeOrders(snapshot: OrdersSnapshot): void {
@@ -439,6 +440,7 @@ export class RiskGuard {
 
   /** Complete the streams. */
   close(): void {
+    this.#divergences.complete();
     this.#decisions.complete();
     this.#states.complete();
     this.#intents.complete();
@@ -507,6 +509,27 @@ export class RiskGuard {
     if (book.reducingUntil !== 0) consider('REDUCING', book.reducingReason);
     if (c.accountStatus.enabled && book.statusLocked()) consider('REDUCING', `account status ${book.account?.status}`);
     this.#setState(book, state, reason, now);
+  }
+
+  #reconcile(book: GuardBook): void {
+    const r = book.reconcile(this.#markets);
+    if (r === 'wait' || r === 'agree') return;
+    const platform = fromRaw(r.platform);
+    const nearer = r.platform < r.low ? r.low : r.high;
+    const divergence: EquityDivergence = {
+      accountId: book.accountId,
+      at: book.riskTakenAt,
+      platform,
+      guardLow: fromRaw(r.low),
+      guardHigh: fromRaw(r.high),
+      difference: fromRaw(r.platform - nearer),
+    };
+    this.#logger?.warn(
+      { event: 'guard_divergence', accountId: book.accountId, platform: platform.toString(), guardLow: divergence.guardLow.toString(), guardHigh: divergence.guardHigh.toString(), difference: divergence.difference.toString(), at: divergence.at },
+      `risk guard: equity ${platform} of the risk status differs from the guard's ${divergence.guardLow}` +
+        `${r.low === r.high ? '' : `…${divergence.guardHigh}`} by ${divergence.difference}`,
+    );
+    this.#divergences.next(divergence);
   }
 
   #setState(book: GuardBook, to: GuardState, reason: string, now: number): void {

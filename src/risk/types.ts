@@ -2,6 +2,7 @@
  * What the risk guard says about an intent. A denial is an event with a machine-readable code, never
  * an exception; the executor only ever sees approved intents.
  */
+import type { Decimal } from 'decimal.js';
 import type { OrderIntent } from '../strategy/intents.js';
 
 export type GuardState = 'ACTIVE' | 'REDUCING' | 'HALTED';
@@ -45,4 +46,22 @@ export interface RuleVerdict {
   readonly code: string;
   readonly reason: string;
   readonly retryAt?: number;
+}
+
+/**
+ * The platform's equity in a risk snapshot differs from the guard's own derivation (balance + the
+ * positions marked at the index prices read around that snapshot) by more than one fp9 unit: the guard
+ * judges on a figure the platform does not have. Published on `RiskGuard.divergence$`.
+ */
+export interface EquityDivergence {
+  readonly accountId: string;
+  /** When the risk snapshot was taken, unix ms. */
+  readonly at: number;
+  /** `currentEquity` of the risk snapshot. */
+  readonly platform: Decimal;
+  /** The guard's equity at the index prices read just before and just after the risk read (low ≤ high). */
+  readonly guardLow: Decimal;
+  readonly guardHigh: Decimal;
+  /** platform − the nearer of the guard's figures. */
+  readonly difference: Decimal;
 }

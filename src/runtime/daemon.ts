@@ -403,7 +403,10 @@ export class Daemon {
       }
     }
     if (config.mode !== 'paper') this.#recordPolled(venue);
+    // The guard logs each divergence itself; here it is counted, so a drift shows on a dashboard.
+    this.#subs.add(venue.guard.divergence$.subscribe((d) => this.#metrics.divergences.inc({ account: d.accountId })));
     for (const accountId of venue.accounts) {
+      this.#metrics.divergences.inc({ account: accountId }, 0);
       let lastMinute = -1;
       this.#subs.add(
         venue.feed.risk$(accountId).subscribe((r) => {

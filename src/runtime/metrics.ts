@@ -48,6 +48,12 @@ export class PipelineMetrics {
     labelNames: ['account', 'rule'] as const,
     registers: [this.registry],
   });
+  readonly divergences = new Counter({
+    name: 'propbot_guard_divergence_total',
+    help: 'Risk snapshots whose equity the guard did not reproduce within one fp9 unit, by account.',
+    labelNames: ['account'] as const,
+    registers: [this.registry],
+  });
   readonly guardState = new Gauge({
     name: 'propbot_guard_state',
     help: 'Guard state of each account: 0 ACTIVE, 1 REDUCING, 2 HALTED.',

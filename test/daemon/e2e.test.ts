@@ -118,6 +118,8 @@ describe('propbot run against propbot sandbox (two child processes)', () => {
     expect(text).toMatch(/propbot_requests_total\{bucket="read",operation="getRiskStatus",outcome="ok"\} [1-9]/);
     expect(text).toMatch(/propbot_guard_decisions_total\{verdict="denied",code="trades_per_day"\} [1-9]/);
     expect(text).toMatch(/propbot_equity\{account="[0-9a-f-]+"\} [1-9]/);
+    // The guard's equity is checked against every risk status polled (counted, logged when it differs).
+    expect(text).toMatch(/propbot_guard_divergence_total\{account="[0-9a-f-]+"\} \d+/);
 
     // On the server: orders created through the API with the daemon's keys, market entries executed.
     const orders = await ledger(sandbox);
