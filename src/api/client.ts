@@ -17,6 +17,7 @@ import {
   defaultCodeFor,
   type ApiError,
 } from './errors.js';
+import { CREATE_ORDER_FIELDS, EDIT_ORDER_FIELDS, fieldsRefusal, misplacedCreateFields, unknownFields } from './order-fields.js';
 import { paginate, type Exchange, type ExchangeOperation, type Idempotent, type WriteOptions } from './exchange.js';
 import {
   CHART_RESOLUTIONS,
@@ -331,6 +332,11 @@ export class HttpExchange implements Exchange {
   }
 
   async createOrder(request: CreateOrderRequest, options: WriteOptions = {}): Promise<Idempotent<Order>> {
+    // The encoder would drop an unknown key and the venue ignore a misplaced one: refuse both unsent.
+    const unknown = unknownFields(request, CREATE_ORDER_FIELDS);
+    if (unknown.length > 0) throw fieldsRefusal('POST /orders', unknown, 'unknown', true);
+    const misplaced = misplacedCreateFields(request);
+    if (misplaced.length > 0) throw fieldsRefusal('POST /orders', misplaced, { orderType: request.type }, true);
     const body = encodeCreateOrderRequest(request);
     const key = idempotencyKeyOf(options);
     const a = await this.#send({ op: 'createOrder', method: 'POST', path: ['orders'], body, idempotencyKey: key });
@@ -338,6 +344,8 @@ export class HttpExchange implements Exchange {
   }
 
   async editOrder(orderId: string, request: EditOrderRequest): Promise<Order> {
+    const unknown = unknownFields(request, EDIT_ORDER_FIELDS);
+    if (unknown.length > 0) throw fieldsRefusal(`PATCH /orders/${enc(orderId)}`, unknown, 'unknown', true);
     const body = encodeEditOrderRequest(request);
     const a = await this.#send({ op: 'editOrder', method: 'PATCH', path: ['orders', { name: 'orderId', value: orderId }], body });
     return decodeOrder(a.json, 'order', a.request);
