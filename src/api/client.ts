@@ -9,6 +9,7 @@
 import axios, { type AxiosError, type AxiosInstance, type AxiosResponse, type Method } from 'axios';
 import { ConfigError, describeValue } from '../core/errors.js';
 import { newId } from '../core/ids.js';
+import { isLoopbackHost } from '../core/net.js';
 import {
   ConnectionError,
   RequestTimeoutError,
@@ -538,35 +539,34 @@ function isEmptyOk(op: ExchangeOperation): boolean {
 }
 
 function checkBaseUrl(baseUrl: unknown): string {
-  if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
-    throw new ConfigError('baseUrl', 'expected the service base address, e.g. https://api.example.com');
-  }
+  const problem = baseUrlProblem(baseUrl);
+  if (problem !== undefined) throw new ConfigError('baseUrl', problem);
+  const url = new URL(baseUrl as string);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * What is wrong with `baseUrl` as the API's base address, or undefined when it will do. `keyGoes` says
+ * where the API key belongs instead of the URL (a config names its own key for it).
+ */
+export function baseUrlProblem(baseUrl: unknown, keyGoes = 'pass apiKey instead'): string | undefined {
+  if (typeof baseUrl !== 'string' || baseUrl.trim() === '') return 'expected the service base address, e.g. https://api.example.com';
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new ConfigError('baseUrl', 'not a valid absolute URL (expected e.g. https://api.example.com)');
+    return 'not a valid absolute URL (expected e.g. https://api.example.com)';
   }
-  if (url.username || url.password) throw new ConfigError('baseUrl', 'must not carry credentials; pass apiKey instead');
-  if (url.search || url.hash) throw new ConfigError('baseUrl', 'must not carry a query string or fragment');
+  if (url.username || url.password) return `must not carry credentials; ${keyGoes}`;
+  if (url.search || url.hash) return 'must not carry a query string or fragment';
   if (url.protocol === 'http:') {
-    if (!isLoopback(url.hostname)) {
-      throw new ConfigError(
-        'baseUrl',
-        `plain http:// is refused for host ${url.hostname} (the API key would travel unencrypted); use https://, or http:// only to a loopback host (127.0.0.0/8, localhost, ::1)`,
-      );
+    if (!isLoopbackHost(url.hostname)) {
+      return `plain http:// is refused for host ${url.hostname} (the API key would travel unencrypted); use https://, or http:// only to a loopback host (127.0.0.0/8, localhost, ::1)`;
     }
   } else if (url.protocol !== 'https:') {
-    throw new ConfigError('baseUrl', `unsupported protocol ${url.protocol} (expected https: or, for loopback, http:)`);
+    return `unsupported protocol ${url.protocol} (expected https: or, for loopback, http:)`;
   }
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-}
-
-function isLoopback(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  if (host === 'localhost' || host === '[::1]' || host === '::1') return true;
-  const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  return m !== null && m.slice(1).every((part) => Number(part) <= 255);
+  return undefined;
 }
 
 function invalidQuery(request: string, field: string, why: string): ValidationError {
