@@ -29,6 +29,7 @@ export * from './strategy/index.js';
 export { HttpExchange, parseRetryAfter } from './api/client.js';
 export type { HttpExchangeOptions, ClientLogger } from './api/client.js';
 export { ResponseShapeError } from './api/wire.js';
+export { CREATE_ORDER_FIELDS, EDIT_ORDER_FIELDS, misplacedCreateFields, misplacedEditFields } from './api/order-fields.js';
 /** Wire codecs (decode responses, encode domain objects and request bodies) for tools and servers. */
 export * as wire from './api/wire.js';
 export { loadConfigFile, parseConfigText } from './core/config-file.js';

@@ -9,6 +9,7 @@
 import axios, { type AxiosError, type AxiosInstance, type AxiosResponse, type Method } from 'axios';
 import { ConfigError, describeValue } from '../core/errors.js';
 import { newId } from '../core/ids.js';
+import { isLoopbackHost } from '../core/net.js';
 import {
   ConnectionError,
   RequestTimeoutError,
@@ -17,6 +18,7 @@ import {
   defaultCodeFor,
   type ApiError,
 } from './errors.js';
+import { CREATE_ORDER_FIELDS, EDIT_ORDER_FIELDS, fieldsRefusal, misplacedCreateFields, unknownFields } from './order-fields.js';
 import { paginate, type Exchange, type ExchangeOperation, type Idempotent, type WriteOptions } from './exchange.js';
 import {
   CHART_RESOLUTIONS,
@@ -331,6 +333,11 @@ export class HttpExchange implements Exchange {
   }
 
   async createOrder(request: CreateOrderRequest, options: WriteOptions = {}): Promise<Idempotent<Order>> {
+    // The encoder would drop an unknown key and the venue ignore a misplaced one: refuse both unsent.
+    const unknown = unknownFields(request, CREATE_ORDER_FIELDS);
+    if (unknown.length > 0) throw fieldsRefusal('POST /orders', unknown, 'unknown', true);
+    const misplaced = misplacedCreateFields(request);
+    if (misplaced.length > 0) throw fieldsRefusal('POST /orders', misplaced, { orderType: request.type }, true);
     const body = encodeCreateOrderRequest(request);
     const key = idempotencyKeyOf(options);
     const a = await this.#send({ op: 'createOrder', method: 'POST', path: ['orders'], body, idempotencyKey: key });
@@ -338,6 +345,8 @@ export class HttpExchange implements Exchange {
   }
 
   async editOrder(orderId: string, request: EditOrderRequest): Promise<Order> {
+    const unknown = unknownFields(request, EDIT_ORDER_FIELDS);
+    if (unknown.length > 0) throw fieldsRefusal(`PATCH /orders/${enc(orderId)}`, unknown, 'unknown', true);
     const body = encodeEditOrderRequest(request);
     const a = await this.#send({ op: 'editOrder', method: 'PATCH', path: ['orders', { name: 'orderId', value: orderId }], body });
     return decodeOrder(a.json, 'order', a.request);
@@ -530,35 +539,34 @@ function isEmptyOk(op: ExchangeOperation): boolean {
 }
 
 function checkBaseUrl(baseUrl: unknown): string {
-  if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
-    throw new ConfigError('baseUrl', 'expected the service base address, e.g. https://api.example.com');
-  }
+  const problem = baseUrlProblem(baseUrl);
+  if (problem !== undefined) throw new ConfigError('baseUrl', problem);
+  const url = new URL(baseUrl as string);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * What is wrong with `baseUrl` as the API's base address, or undefined when it will do. `keyGoes` says
+ * where the API key belongs instead of the URL (a config names its own key for it).
+ */
+export function baseUrlProblem(baseUrl: unknown, keyGoes = 'pass apiKey instead'): string | undefined {
+  if (typeof baseUrl !== 'string' || baseUrl.trim() === '') return 'expected the service base address, e.g. https://api.example.com';
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new ConfigError('baseUrl', 'not a valid absolute URL (expected e.g. https://api.example.com)');
+    return 'not a valid absolute URL (expected e.g. https://api.example.com)';
   }
-  if (url.username || url.password) throw new ConfigError('baseUrl', 'must not carry credentials; pass apiKey instead');
-  if (url.search || url.hash) throw new ConfigError('baseUrl', 'must not carry a query string or fragment');
+  if (url.username || url.password) return `must not carry credentials; ${keyGoes}`;
+  if (url.search || url.hash) return 'must not carry a query string or fragment';
   if (url.protocol === 'http:') {
-    if (!isLoopback(url.hostname)) {
-      throw new ConfigError(
-        'baseUrl',
-        `plain http:// is refused for host ${url.hostname} (the API key would travel unencrypted); use https://, or http:// only to a loopback host (127.0.0.0/8, localhost, ::1)`,
-      );
+    if (!isLoopbackHost(url.hostname)) {
+      return `plain http:// is refused for host ${url.hostname} (the API key would travel unencrypted); use https://, or http:// only to a loopback host (127.0.0.0/8, localhost, ::1)`;
     }
   } else if (url.protocol !== 'https:') {
-    throw new ConfigError('baseUrl', `unsupported protocol ${url.protocol} (expected https: or, for loopback, http:)`);
+    return `unsupported protocol ${url.protocol} (expected https: or, for loopback, http:)`;
   }
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-}
-
-function isLoopback(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  if (host === 'localhost' || host === '[::1]' || host === '::1') return true;
-  const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  return m !== null && m.slice(1).every((part) => Number(part) <= 255);
+  return undefined;
 }
 
 function invalidQuery(request: string, field: string, why: string): ValidationError {

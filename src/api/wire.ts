@@ -21,6 +21,7 @@ import { Dec } from '../core/decimal.js';
 import { PropbotError, describeValue } from '../core/errors.js';
 import { FP9_PATTERN, decodeFp9, encodeFp9 } from '../core/fp9.js';
 import { RateLimitError, ValidationError, type ApiError } from './errors.js';
+import { CREATE_ORDER_FIELDS, CREATE_ORDER_FP9_FIELDS, EDIT_ORDER_FIELDS, fieldsRefusal, unknownFields } from './order-fields.js';
 import {
   ACCOUNT_STATUSES,
   ACCOUNT_TYPES,
@@ -808,7 +809,21 @@ export function encodeList<T, W>(items: readonly T[], encodeItem: (item: T, root
 
 // ── request bodies ───────────────────────────────────────────────────────────────────────────────
 
-const fp9Optional = fp9.nullable().optional();
+/**
+ * Request values are bounded: at most 27 digits, a magnitude below 10^18, far above any price, amount,
+ * size or leverage a market carries. Longer strings are refused naming the field, because past 60
+ * significant digits decimal arithmetic would round them, and no trader means a value that large.
+ */
+export const REQUEST_FP9_MAX_DIGITS = 27;
+const fp9Request = z
+  .string({ error: FP9_EXPECTED })
+  .regex(FP9_PATTERN, { error: FP9_EXPECTED })
+  .refine((s) => s.replace('-', '').length <= REQUEST_FP9_MAX_DIGITS, {
+    error: (issue) =>
+      `expected an fp9 string of at most ${REQUEST_FP9_MAX_DIGITS} digits (a value below 10^18); got one of ${String(issue.input).replace('-', '').length} digits`,
+  })
+  .transform((s) => decodeFp9(s));
+const fp9Optional = fp9Request.nullable().optional();
 
 export const createOrderRequestSchema = z.object({
   accountId: str.min(1, { error: 'expected a non-empty string' }),
@@ -816,7 +831,7 @@ export const createOrderRequestSchema = z.object({
   type: oneOf(CREATABLE_ORDER_TYPES),
   direction: oneOf(DIRECTIONS),
   positionId: str.nullable().optional(),
-  amount: fp9,
+  amount: fp9Request,
   expectedAmount: fp9Optional,
   leverage: fp9Optional,
   triggerPrice: fp9Optional,
@@ -831,7 +846,7 @@ export const createOrderRequestSchema = z.object({
 });
 
 /** PATCH fields are all optional fp9 strings; an explicit null is read as "not set". */
-const fp9Edit = fp9
+const fp9Edit = fp9Request
   .nullable()
   .optional()
   .transform((v) => v ?? undefined);
@@ -845,21 +860,6 @@ export const editOrderRequestSchema = z.object({
 export type WireCreateOrderRequest = z.input<typeof createOrderRequestSchema>;
 export type WireEditOrderRequest = z.input<typeof editOrderRequestSchema>;
 
-const EDIT_FP9_FIELDS = ['triggerPrice', 'amount', 'expectedAmount', 'baseSize'] as const;
-
-const CREATE_FP9_FIELDS = [
-  'expectedAmount',
-  'leverage',
-  'triggerPrice',
-  'stopTriggerPrice',
-  'takeTriggerPrice',
-  'trailingStopActivationPrice',
-  'trailingStopOffset',
-  'trailingStopOffsetPercent',
-  'stopLimitPrice',
-  'baseSize',
-] as const;
-
 /** The JSON body of `POST /orders`. Fields left undefined are omitted; nulls are sent as null. */
 export function encodeCreateOrderRequest(r: CreateOrderRequest): WireCreateOrderRequest {
   const out: WireCreateOrderRequest = {
@@ -870,7 +870,7 @@ export function encodeCreateOrderRequest(r: CreateOrderRequest): WireCreateOrder
     amount: fp(r.amount, 'body.amount'),
   };
   if (r.positionId !== undefined) out.positionId = r.positionId;
-  for (const key of CREATE_FP9_FIELDS) {
+  for (const key of CREATE_ORDER_FP9_FIELDS) {
     const value = r[key];
     if (value !== undefined) out[key] = fpN(value, `body.${key}`);
   }
@@ -881,14 +881,18 @@ export function encodeCreateOrderRequest(r: CreateOrderRequest): WireCreateOrder
 /** The JSON body of `PATCH /orders/{orderId}`. */
 export function encodeEditOrderRequest(r: EditOrderRequest): WireEditOrderRequest {
   const out: WireEditOrderRequest = {};
-  for (const key of EDIT_FP9_FIELDS) {
+  for (const key of EDIT_ORDER_FIELDS) {
     const value = r[key];
     if (value !== undefined) out[key] = fp(value, `body.${key}`);
   }
   return out;
 }
 
-function decodeRequest<S extends z.ZodType>(schema: S, json: unknown, what: string): z.output<S> {
+function decodeRequest<S extends z.ZodType>(schema: S, json: unknown, what: string, known: readonly string[]): z.output<S> {
+  if (json !== null && typeof json === 'object' && !Array.isArray(json)) {
+    const unknown = unknownFields(json, known);
+    if (unknown.length > 0) throw fieldsRefusal(`${what} body`, unknown, 'unknown');
+  }
   const result = schema.safeParse(json);
   if (result.success) return result.data;
   const issue = firstIssue(result.error);
@@ -905,7 +909,7 @@ function decodeRequest<S extends z.ZodType>(schema: S, json: unknown, what: stri
 
 /** Decode a `POST /orders` body (server side). A bad body is a 400 `ValidationError` naming the field. */
 export function decodeCreateOrderRequest(json: unknown): CreateOrderRequest {
-  const body = decodeRequest(createOrderRequestSchema, json, 'POST /orders');
+  const body = decodeRequest(createOrderRequestSchema, json, 'POST /orders', CREATE_ORDER_FIELDS);
   const out: CreateOrderRequest = {
     accountId: body.accountId,
     marketId: body.marketId,
@@ -914,7 +918,7 @@ export function decodeCreateOrderRequest(json: unknown): CreateOrderRequest {
     amount: body.amount,
   };
   if (body.positionId !== undefined) out.positionId = body.positionId;
-  for (const key of CREATE_FP9_FIELDS) {
+  for (const key of CREATE_ORDER_FP9_FIELDS) {
     const value = body[key];
     if (value !== undefined) out[key] = value;
   }
@@ -924,9 +928,9 @@ export function decodeCreateOrderRequest(json: unknown): CreateOrderRequest {
 
 /** Decode a `PATCH /orders/{orderId}` body (server side). */
 export function decodeEditOrderRequest(json: unknown): EditOrderRequest {
-  const body = decodeRequest(editOrderRequestSchema, json, 'PATCH /orders/{orderId}');
+  const body = decodeRequest(editOrderRequestSchema, json, 'PATCH /orders/{orderId}', EDIT_ORDER_FIELDS);
   const out: EditOrderRequest = {};
-  for (const key of EDIT_FP9_FIELDS) {
+  for (const key of EDIT_ORDER_FIELDS) {
     const value = body[key];
     if (value !== undefined) out[key] = value;
   }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { PropbotError } from '../core/errors.js';
+import { registerSecret } from '../core/logger.js';
 import { COMMANDS } from './commands/index.js';
+import { redactProcessOutput, reportFailure } from './output.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -21,9 +22,13 @@ export function buildProgram(): Command {
 
 /**
  * Run the CLI and resolve to the process exit code. Errors the user can fix (bad arguments, bad
- * config) print one clear line and exit 2; anything else exits 1.
+ * config) print one clear line and exit 2; anything else one line and exit 1 (see ./output.ts). All
+ * output meanwhile is redacted like the logger's: the API key never reaches the terminal.
  */
 export async function runCli(argv: string[]): Promise<number> {
+  // The key of the default variable is hidden even before a config names its own.
+  registerSecret(process.env['PROPBOT_API_KEY']);
+  const restore = redactProcessOutput();
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -34,11 +39,8 @@ export async function runCli(argv: string[]): Promise<number> {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
       return err.exitCode === 0 ? 0 : 2;
     }
-    if (err instanceof PropbotError) {
-      process.stderr.write(`propbot: ${err.message}\n`);
-      return 2;
-    }
-    process.stderr.write(`propbot: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    return 1;
+    return reportFailure(err);
+  } finally {
+    restore();
   }
 }

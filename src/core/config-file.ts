@@ -5,7 +5,7 @@
  * (for secrets); an unset variable is an error naming it and the key.
  */
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './errors.js';
 
@@ -37,7 +37,7 @@ export function parseConfigText<S extends z.ZodType>(text: string, schema: S, op
     const line = first.linePos?.[0]?.line;
     throw new ConfigError('', `not valid YAML: ${first.message.split('\n')[0]}`, { file, line });
   }
-  const raw: unknown = doc.toJS() ?? {};
+  const raw: unknown = toPlain(doc, lineCounter, file) ?? {};
   const env = options.env ?? process.env;
   const interpolated = interpolate(raw, [], env, (path) => lineOf(doc.contents, path, lineCounter), file);
   const result = schema.safeParse(interpolated);
@@ -52,6 +52,63 @@ export function parseConfigText<S extends z.ZodType>(text: string, schema: S, op
       ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `'${k}'`).join(', ')}`
       : issue.message;
   throw new ConfigError(at.join('.'), message, { file, line: lineOf(doc.contents, at, lineCounter) });
+}
+
+/**
+ * The document as plain data. Expanding aliases can blow up (a "billion laughs" file makes the yaml
+ * library refuse with `Excessive alias count`): that is a ConfigError naming the top-level key whose
+ * value expands too far, and its line, instead of a stack trace.
+ */
+function toPlain(doc: Document, counter: LineCounter, file: string | undefined): unknown {
+  try {
+    return doc.toJS();
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    const reason = `not usable YAML: ${err.message} (its aliases expand to too many values)`;
+    if (isMap(doc.contents)) {
+      for (const pair of doc.contents.items) {
+        try {
+          (pair.value as Node | null)?.toJS(doc);
+        } catch {
+          throw new ConfigError(isScalar(pair.key) ? String(pair.key.value) : '', reason, { file, line: offsetLine(pair.key as Node, counter) });
+        }
+      }
+    }
+    throw new ConfigError('', reason, { file });
+  }
+}
+
+/**
+ * The 1-based line of the key at `path` in a YAML file, or undefined when the file cannot be read or
+ * does not spell that key (a default applies). For errors found after loading, such as a store file
+ * that cannot be created.
+ */
+export function configKeyLine(file: string, path: readonly string[]): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter });
+  let node = doc.contents as Node | null | undefined;
+  let line: number | undefined;
+  for (const key of path) {
+    if (!isMap(node)) return undefined;
+    const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
+    if (!pair) return undefined;
+    line = offsetLine(pair.key as Node, counter);
+    node = pair.value as Node | null;
+  }
+  return line;
+}
+
+/** `err` with the config file and the line of its key when it is a ConfigError that does not name them yet. */
+export function locateConfigError(err: unknown, file: string): unknown {
+  if (!(err instanceof ConfigError) || err.file !== undefined) return err;
+  const line = err.path === '' ? undefined : configKeyLine(file, err.path.split('.'));
+  return new ConfigError(err.path, err.reason, { file, ...(line !== undefined ? { line } : {}), cause: err });
 }
 
 /** 1-based line of the node at `path`, or of its nearest existing ancestor. */

@@ -34,12 +34,15 @@ export class ConfigError extends PropbotError {
   readonly path: string;
   readonly line: number | undefined;
   readonly file: string | undefined;
-  constructor(path: string, message: string, where: { line?: number; file?: string } = {}) {
+  /** What is wrong, without the place (to say it again with a file and line found later). */
+  readonly reason: string;
+  constructor(path: string, message: string, where: { line?: number; file?: string; cause?: unknown } = {}) {
     const at = [where.file, where.line !== undefined ? `line ${where.line}` : undefined].filter(Boolean).join(':');
-    super('config_invalid', `${at ? at + ': ' : ''}${path || '(root)'}: ${message}`);
+    super('config_invalid', `${at ? at + ': ' : ''}${path || '(root)'}: ${message}`, where.cause === undefined ? undefined : { cause: where.cause });
     this.path = path;
     this.line = where.line;
     this.file = where.file;
+    this.reason = message;
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * pino loggers for every part. JSON lines by default (for files and log shippers), readable lines on
  * a terminal. Secrets are redacted by key name wherever they sit in a logged object, and any known
- * secret value (an API key read from the environment) is scrubbed from every line as a last line of
- * defence, because one leaked key costs a trader their account.
+ * secret value (an API key read from the environment, see `registerSecret`) is scrubbed from every line
+ * as a last line of defence, because one leaked key costs a trader their account. `redactText` is that
+ * same scrubbing for plain text: the CLI passes everything it prints through it.
  */
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
@@ -54,11 +55,33 @@ export function createLogger(config: LoggerConfig = {}): Logger {
     base: config.name ? { name: config.name } : null,
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  const secrets = (config.secrets ?? []).filter((s) => s.length >= 4);
+  for (const s of config.secrets ?? []) registerSecret(s);
   let sink: NodeJS.WritableStream = destination;
   if (format === 'pretty') sink = prettyStream(destination);
-  if (secrets.length > 0) sink = scrubbing(sink, secrets);
+  if (KNOWN_SECRETS.size > 0) sink = scrubbing(sink);
   return pino(options, sink as pino.DestinationStream);
+}
+
+/** Secret values of this process (API keys read from the environment); every scrubbed line hides them. */
+const KNOWN_SECRETS = new Set<string>();
+
+/**
+ * Remember a secret value so that loggers and every line the CLI prints replace it with `[redacted]`
+ * from now on. Values under 4 characters are ignored (they would mangle ordinary text).
+ */
+export function registerSecret(value: string | undefined): void {
+  const v = value?.trim();
+  if (v !== undefined && v.length >= 4) KNOWN_SECRETS.add(v);
+}
+
+/** A bearer token, but not a placeholder such as `Bearer <API key>` in a help text. */
+const BEARER = /\b(Bearer\s+)(?![<[])[^\s"',;]+/gi;
+
+/** `text` with every registered secret and any `Bearer <token>` replaced by `[redacted]`. */
+export function redactText(text: string): string {
+  let out = text;
+  for (const s of KNOWN_SECRETS) if (out.includes(s)) out = out.split(s).join('[redacted]');
+  return /bearer/i.test(out) ? out.replace(BEARER, '$1[redacted]') : out;
 }
 
 function prettyStream(destination: NodeJS.WritableStream): NodeJS.WritableStream {
@@ -68,12 +91,10 @@ function prettyStream(destination: NodeJS.WritableStream): NodeJS.WritableStream
   return build({ destination, colorize: (destination as NodeJS.WriteStream).isTTY ?? false, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,name', singleLine: true });
 }
 
-function scrubbing(target: NodeJS.WritableStream, secrets: readonly string[]): NodeJS.WritableStream {
+function scrubbing(target: NodeJS.WritableStream): NodeJS.WritableStream {
   return new Writable({
     write(chunk: Buffer | string, _enc, done) {
-      let line = chunk.toString();
-      for (const s of secrets) if (line.includes(s)) line = line.split(s).join('[redacted]');
-      target.write(line, done as (err?: Error | null) => void);
+      target.write(redactText(chunk.toString()), done as (err?: Error | null) => void);
     },
   });
 }

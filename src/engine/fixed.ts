@@ -63,7 +63,8 @@ export function decToRaw(d: Decimal): bigint {
   // value = acc × 10^(e + 1 − digits); fp9 = value × 10^9
   const shift = e + 1 - digits + 9;
   let raw: bigint;
-  if (shift >= 0) raw = acc * POW10[shift]!;
+  // The table covers everyday magnitudes; anything larger is still exact, only slower.
+  if (shift >= 0) raw = acc * (POW10[shift] ?? 10n ** BigInt(shift));
   else {
     const div = POW10[-shift] ?? 10n ** BigInt(-shift);
     const q = acc / div;

@@ -3,6 +3,7 @@
  * (steps 2–7 here, step 1 in validation.ts), `PATCH` by replacement, `DELETE`, and both close-alls.
  * Execution itself (fills, children, rules) belongs to EngineCore.
  */
+import { fieldsRefusal, misplacedEditFields } from '../api/order-fields.js';
 import { LOCKED_STATUSES } from '../api/types.js';
 import type { CreateOrderRequest, EditOrderRequest, Order } from '../api/types.js';
 import type { EngineCore } from './core.js';
@@ -238,6 +239,8 @@ export function editOrder(core: EngineCore, userId: string, viaApiKey: boolean, 
   const m = o.market;
   marketOpen(m, R);
   if (m.isCloseOnly) throw forbidden('market_close_only', `market ${m.asset} is close-only`, R);
+  const misplaced = misplacedEditFields(o.type, req);
+  if (misplaced.length > 0) throw fieldsRefusal(R, misplaced, { orderType: o.type });
   const has = (v: unknown) => v !== undefined && v !== null;
   if (!has(req.triggerPrice) && !has(req.amount) && !has(req.expectedAmount) && !has(req.baseSize)) return orderView(o);
 

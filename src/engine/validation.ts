@@ -18,6 +18,7 @@ import {
 } from '../api/errors.js';
 import type { CreateOrderRequest, CreatableOrderType, Direction, SizeMode } from '../api/types.js';
 import { CREATABLE_ORDER_TYPES, DIRECTIONS, SIZE_MODES } from '../api/types.js';
+import { fieldsRefusal, misplacedCreateFields } from '../api/order-fields.js';
 import { decToRaw, rawHuman } from './fixed.js';
 
 export const INCREASE_TYPES: ReadonlySet<string> = new Set(['market', 'limit', 'stop_market', 'stop_limit']);
@@ -110,6 +111,8 @@ export function checkShape(req: CreateOrderRequest): OrderShape {
   if (!(SIZE_MODES as readonly string[]).includes(sizeMode)) {
     throw invalid('size_mode_invalid', `sizeMode: expected quote or base, got ${JSON.stringify(sizeMode)}`);
   }
+  const misplaced = misplacedCreateFields(req);
+  if (misplaced.length > 0) throw fieldsRefusal('POST /orders', misplaced, { orderType: req.type });
   const isIncrease = INCREASE_TYPES.has(req.type);
   const long = req.direction === 'long';
 

@@ -122,8 +122,9 @@ class IntentEnd extends Error {
     readonly status: Exclude<IntentStatus, 'queued' | 'working' | 'done'>,
     readonly code: string,
     message: string,
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
   }
 }
 
@@ -311,6 +312,15 @@ export class Executor {
    * through the read queue, and apply them (fills, cancels, spawned children). For a poller or a timer.
    */
   async reconcile(accountId: string): Promise<void> {
+    try {
+      await this.#reconcile(accountId);
+    } catch (error) {
+      // The caller gets the venue's own error (a 401 stays an UnauthorizedError), not the intent machinery's.
+      throw error instanceof IntentEnd && error.cause !== undefined ? error.cause : error;
+    }
+  }
+
+  async #reconcile(accountId: string): Promise<void> {
     const probe = this.#probe(accountId);
     const active = await this.#read(probe, 'listActiveOrders', () => this.#exchange.listActiveOrders(accountId));
     this.applyOrders(active);
@@ -766,10 +776,10 @@ export class Executor {
       try {
         return await this.#enqueue(entry, bucket, fn, false);
       } catch (error) {
-        if (error instanceof VenueRefusal) throw new IntentEnd('rejected', error.code, error.message);
+        if (error instanceof VenueRefusal) throw new IntentEnd('rejected', error.code, error.message, error);
         if (!(error instanceof TransientFailure) || attempt >= this.#retry.maxAttempts) {
           const code = error instanceof TransientFailure ? 'retries_exhausted' : 'executor_error';
-          throw new IntentEnd('failed', code, `${operation}: ${error instanceof Error ? error.message : String(error)}`);
+          throw new IntentEnd('failed', code, `${operation}: ${error instanceof Error ? error.message : String(error)}`, error);
         }
         const delay = this.#delayAfter(error, attempt, bucket);
         if (delay > 0) await this.#sleep(delay);

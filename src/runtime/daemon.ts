@@ -9,12 +9,13 @@ import type { Logger } from 'pino';
 import { Subscription } from 'rxjs';
 import type { Exchange } from '../api/exchange.js';
 import { HttpExchange } from '../api/client.js';
-import { RateLimitError, TransientFailure } from '../api/errors.js';
+import { RateLimitError, TransientFailure, UnauthorizedError } from '../api/errors.js';
 import { INCREASE_ORDER_TYPES } from '../api/types.js';
 import { WallClock, type Clock } from '../core/clock.js';
 import { Dec } from '../core/decimal.js';
 import { ConfigError } from '../core/errors.js';
-import { createLogger } from '../core/logger.js';
+import { locateConfigError } from '../core/config-file.js';
+import { createLogger, registerSecret } from '../core/logger.js';
 import { Executor } from '../execution/executor.js';
 import type { IntentState } from '../execution/types.js';
 import { PollingFeed } from '../feed/polling-feed.js';
@@ -87,7 +88,9 @@ export class Daemon {
   async run(): Promise<number> {
     const { config } = this.#loaded;
     const env = this.#options.env ?? process.env;
-    const apiKey = config.mode === 'paper' ? undefined : readApiKey(config, env);
+    const apiKey = config.mode === 'paper' ? undefined : readApiKey(config, env, this.#loaded.source);
+    // Hidden from every log line and everything the CLI prints, in any mode (a paper run's plugin may read it too).
+    registerSecret(apiKey ?? env[config.connection?.apiKeyEnv ?? 'PROPBOT_API_KEY']);
     this.#log = createLogger({
       level: config.log.level,
       format: config.log.format,
@@ -96,6 +99,7 @@ export class Daemon {
       name: 'propbot',
     });
     const removeSignals = this.#options.handleSignals ? this.#installSignals() : () => undefined;
+    let started = false;
     try {
       this.#store = await SqliteStore.open({ file: config.store.file });
       const strategies = await this.#loadStrategies();
@@ -117,16 +121,30 @@ export class Daemon {
         `propbot ${config.mode} running ${strategies.length} strateg${strategies.length === 1 ? 'y' : 'ies'} on ${this.#venue.accounts.length} account(s)${this.#status ? `; status at ${this.#status.url}/status` : ''}`,
       );
       this.#options.onReady?.({ statusUrl: this.#status?.url ?? null, accounts: this.#venue.accounts });
+      started = true;
       await this.#venue.run(this.#abort.signal);
       if (!this.#stopping) this.stop(config.mode === 'paper' ? 'the paper data has ended' : 'the pipeline ended');
       await this.#shutdown();
       return 0;
     } catch (error) {
       await this.#shutdown().catch(() => undefined);
-      throw error;
+      throw started ? error : this.#startupError(error);
     } finally {
       removeSignals();
     }
+  }
+
+  /**
+   * A start-up failure as the user should read it: a config error names the config file and the key's
+   * line; the venue refusing the API key names the variable it came from and quotes the venue's answer.
+   */
+  #startupError(error: unknown): unknown {
+    const { config, source } = this.#loaded;
+    if (error instanceof UnauthorizedError && config.connection) {
+      const { baseUrl, apiKeyEnv } = config.connection;
+      error = new ConfigError('connection.apiKeyEnv', `${baseUrl} refused the API key in ${apiKeyEnv}: ${error.message}`, { cause: error });
+    }
+    return locateConfigError(error, source);
   }
 
   #installSignals(): () => void {
@@ -537,11 +555,11 @@ export class Daemon {
   }
 }
 
-function readApiKey(config: RunConfig, env: Record<string, string | undefined>): string {
+function readApiKey(config: RunConfig, env: Record<string, string | undefined>, source: string): string {
   const name = config.connection!.apiKeyEnv;
   const key = env[name];
   if (key === undefined || key.trim() === '') {
-    throw new ConfigError('connection.apiKeyEnv', `the API key is read from the environment variable ${name}, which is not set`);
+    throw locateConfigError(new ConfigError('connection.apiKeyEnv', `the API key is read from the environment variable ${name}, which is not set`), source);
   }
   return key.trim();
 }

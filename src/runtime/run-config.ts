@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { baseUrlProblem } from '../api/client.js';
 import { ACCOUNT_TYPES } from '../api/types.js';
 import { loadConfigFile, parseConfigText } from '../core/config-file.js';
 import { FEED_RESOURCES } from '../feed/polling-feed.js';
@@ -42,7 +43,11 @@ export const RunConfigSchema = z.strictObject({
   /** Sandbox and live modes: where the API is and where the key comes from. */
   connection: z
     .strictObject({
-      baseUrl: z.string().url('expected an http(s) URL'),
+      baseUrl: z.string().superRefine((url, ctx) => {
+        // The client's own rules, checked here so the error names this file and line.
+        const problem = baseUrlProblem(url, 'the API key belongs in the environment variable named by connection.apiKeyEnv');
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      }),
       /** Name of the environment variable holding the API key. */
       apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name').default('PROPBOT_API_KEY'),
       timeoutMs: z.number().int().positive().default(10_000),

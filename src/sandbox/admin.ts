@@ -1,9 +1,11 @@
 /**
  * The sandbox's admin surface, under `/_sandbox/` (off the API's paths), for tests and operators.
- * Every call needs `Authorization: Bearer <adminToken>` (the config's `adminToken`); API keys do not
- * work here and admin calls are neither rate-limited nor hit by injected faults.
+ * Every call needs `Authorization: Bearer <adminToken>` (the config's `adminToken`), checked before the
+ * body is read; API keys do not work here and admin calls are neither rate-limited nor hit by injected
+ * faults.
  *
- *   GET  /_sandbox/describe            the description JSON (base URL, users, keys, accounts, markets)
+ *   GET  /_sandbox/describe            the description JSON (base URL, users, keys, accounts, markets);
+ *                                      keys and token withheld from a peer off this machine
  *   GET  /_sandbox/time                sandbox time { now, iso, mode, speed }
  *   POST /_sandbox/advance             { "ms": 60000 } move the clock ahead (price points on the way apply)
  *   POST /_sandbox/price               { "asset": "BTC" | "marketId": "…", "price": "61000.5" } (decimal string)
@@ -18,10 +20,11 @@
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { ApiError } from '../api/errors.js';
-import { ACCOUNT_STATUSES, type Order } from '../api/types.js';
+import { ACCOUNT_STATUSES } from '../api/types.js';
 import { encodeOrder } from '../api/wire.js';
 import { Dec } from '../core/decimal.js';
 import { PropbotError } from '../core/errors.js';
+import { isLoopbackHost } from '../core/net.js';
 import type { Engine } from '../engine/index.js';
 import { faultsSchema, type SandboxConfig } from './config.js';
 import type { FaultInjector } from './faults.js';
@@ -29,19 +32,7 @@ import { bearerToken, HttpRefusal, parseJson } from './http-io.js';
 import type { MarketFeed } from './market-feed.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { SandboxClock } from './sandbox-clock.js';
-import type { SandboxDescription } from './server.js';
-
-export interface OrderLedgerEntry {
-  /** Latest known state of the order. */
-  order: Order;
-  /** `api`: returned by POST /orders or PATCH /orders/{id}; `engine`: spawned by the engine (children, liquidations). */
-  via: 'api' | 'engine';
-  /** Name of the user whose key created it (api only). */
-  user: string | null;
-  idempotencyKey: string | null;
-  /** Sequence number of the API request that created it. */
-  requestSeq: number | null;
-}
+import type { OrderLedgerEntry, SandboxDescription } from './types.js';
 
 export interface AdminContext {
   config: SandboxConfig;
@@ -99,16 +90,37 @@ function marketIdOf(ctx: AdminContext, ref: { asset?: string | undefined; market
   throw new HttpRefusal(400, 'invalid_request_body', 'give asset or marketId', { field: 'asset' });
 }
 
-export async function handleAdmin(ctx: AdminContext, req: IncomingMessage, url: URL, raw: Buffer): Promise<AdminAnswer> {
+/** 401 unless the request carries the admin token; call it before reading the body. */
+export function checkAdminToken(ctx: AdminContext, req: IncomingMessage): void {
   if (bearerToken(req) !== ctx.config.adminToken) {
+    req.resume();
     throw new HttpRefusal(401, 'admin_unauthorized', 'the /_sandbox/ admin surface needs Authorization: Bearer <adminToken>');
   }
+}
+
+/**
+ * The description as served to `req`'s peer: a peer off this machine gets no API key and no admin
+ * token, even with the token, so a sandbox reachable from the network never hands its keys out.
+ */
+function describeFor(ctx: AdminContext, req: IncomingMessage): unknown {
+  const d = ctx.describe();
+  if (isLoopbackHost(req.socket.remoteAddress ?? '')) return d;
+  return {
+    ...d,
+    adminToken: null,
+    users: d.users.map((u) => ({ ...u, apiKey: null })),
+    withheld: 'API keys and the admin token are only described to a client on the sandbox\'s own machine',
+  };
+}
+
+export async function handleAdmin(ctx: AdminContext, req: IncomingMessage, url: URL, raw: Buffer): Promise<AdminAnswer> {
+  checkAdminToken(ctx, req);
   const method = (req.method ?? 'GET').toUpperCase();
   const route = `${method} ${url.pathname.replace(/\/+$/, '')}`;
   try {
     switch (route) {
       case 'GET /_sandbox/describe':
-        return { status: 200, body: ctx.describe() };
+        return { status: 200, body: describeFor(ctx, req) };
       case 'GET /_sandbox/time': {
         ctx.sync();
         const now = ctx.clock.now();

@@ -10,9 +10,10 @@ import { z } from 'zod';
 import { Dec } from '../core/decimal.js';
 import { loadConfigFile, parseConfigText } from '../core/config-file.js';
 import { uuidFromString } from '../core/ids.js';
+import { isLoopbackHost } from '../core/net.js';
 import { ACCOUNT_STATUSES, ACCOUNT_TYPES, MARKET_CATEGORIES } from '../api/types.js';
 import { ENGINE_PRESETS } from '../engine/presets.js';
-import { DEFAULT_SANDBOX_YAML } from './default-config.js';
+import { DEFAULT_ADMIN_TOKEN, DEFAULT_SANDBOX_YAML } from './default-config.js';
 
 const DECIMAL_TEXT = /^-?(?:\d+\.?\d*|\.\d+)$/;
 
@@ -197,10 +198,22 @@ export const sandboxConfigSchema = z
       if (u.apiKey === c.adminToken) ctx.addIssue({ code: 'custom', path: ['users', i, 'apiKey'], message: 'an API key may not equal adminToken' });
       u.accounts.forEach((a, j) => unique(a.name, 'account name', ['users', i, 'accounts', j, 'name']));
     });
+    const bind = bindProblem(c.server.host, c.adminToken);
+    if (bind !== undefined) ctx.addIssue({ code: 'custom', path: ['server', 'host'], message: bind });
     if (c.faults.latency.maxMs < c.faults.latency.minMs) {
       ctx.addIssue({ code: 'custom', path: ['faults', 'latency', 'maxMs'], message: 'must not be below minMs' });
     }
   });
+
+/**
+ * Why the sandbox must not listen on `host` with `adminToken`, or undefined. Off loopback, the admin
+ * surface (prices, clock, every API key through `describe`) answers whoever knows the token, so the
+ * documented default token is refused there.
+ */
+export function bindProblem(host: string, adminToken: string): string | undefined {
+  if (isLoopbackHost(host) || adminToken !== DEFAULT_ADMIN_TOKEN) return undefined;
+  return `${host} is not a loopback address, and adminToken is the documented default: set your own adminToken to serve beyond this machine`;
+}
 
 type ParsedConfig = z.output<typeof sandboxConfigSchema>;
 

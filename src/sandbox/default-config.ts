@@ -1,4 +1,10 @@
 /**
+ * The admin token of the built-in configuration. Anyone who has read the docs knows it, so a sandbox
+ * serving beyond this machine must set its own (see `bindProblem` in ./config.ts).
+ */
+export const DEFAULT_ADMIN_TOKEN = 'sandbox-admin-token';
+
+/**
  * The built-in sandbox configuration, used when `propbot sandbox` runs without `--config`. Kept
  * identical to config/sandbox.yaml (a test checks it) so the file documents what runs by default.
  */
@@ -8,7 +14,7 @@ export const DEFAULT_SANDBOX_YAML = `# propbot sandbox: the platform's API serve
 # Money and prices are decimal strings; durations are ms or text such as 1s, 60s, 500ms.
 
 seed: propbot-sandbox            # ids, random walks and faults derive from it: same seed, same run
-adminToken: sandbox-admin-token  # bearer token of the /_sandbox/ admin surface
+adminToken: sandbox-admin-token  # bearer token of the /_sandbox/ admin surface; set your own before any non-loopback server.host
 
 server:
   host: 127.0.0.1

@@ -1,6 +1,6 @@
 /** The sandbox server: the platform's API served by the local engine (see ./server.ts). */
 export { startSandbox } from './server.js';
-export type { SandboxOptions, SandboxHandle, SandboxDescription, SandboxAccountDescription } from './server.js';
+export type { SandboxOptions, SandboxHandle, SandboxDescription, SandboxAccountDescription, OrderLedgerEntry } from './types.js';
 export { parseSandboxConfig, loadSandboxConfig, defaultSandboxConfig } from './config.js';
 export type { SandboxConfig, SandboxUserConfig, SandboxAccountConfig, SandboxMarketConfig, SandboxPriceConfig } from './config.js';
 export { DEFAULT_SANDBOX_YAML } from './default-config.js';

@@ -15,11 +15,12 @@ import type { Exchange } from '../api/exchange.js';
 import { encodeApiError } from '../api/wire.js';
 import { OPERATION_BUCKET } from '../api/exchange.js';
 import type { AccountStatus, Order } from '../api/types.js';
-import { PropbotError } from '../core/errors.js';
+import { ConfigError, PropbotError } from '../core/errors.js';
+import { isLoopbackHost } from '../core/net.js';
 import { Engine } from '../engine/index.js';
 import type { EngineConfig, WeeklyBreak } from '../engine/index.js';
-import { handleAdmin, type AdminContext, type OrderLedgerEntry } from './admin.js';
-import { defaultSandboxConfig, loadSandboxConfig, type SandboxConfig } from './config.js';
+import { checkAdminToken, handleAdmin, type AdminContext } from './admin.js';
+import { bindProblem, defaultSandboxConfig, loadSandboxConfig, type SandboxConfig } from './config.js';
 import { FaultInjector, type FaultOptions } from './faults.js';
 import { bearerToken, HttpRefusal, parseJson, readBody, sendEmpty, sendError, sendJson } from './http-io.js';
 import { MarketFeed, type FeedMarket } from './market-feed.js';
@@ -27,49 +28,10 @@ import { CandleReplayTrack, inferCandleMs, RandomWalkTrack, readCandleFile, type
 import { RateLimiter } from './rate-limiter.js';
 import { Router, type RouteAnswer } from './routes.js';
 import { SandboxClock } from './sandbox-clock.js';
+import type { OrderLedgerEntry, SandboxAccountDescription, SandboxDescription, SandboxHandle, SandboxOptions } from './types.js';
 
-/** Options of `startSandbox`. */
-export interface SandboxOptions {
-  /** A validated configuration; wins over `configFile`. Default: the built-in configuration. */
-  config?: SandboxConfig;
-  /** A YAML file to load when `config` is not given. */
-  configFile?: string;
-  /** Port to listen on (0 = any free port); default the config's `server.port`. */
-  port?: number;
-  /** Host to listen on; default the config's `server.host` (127.0.0.1). */
-  host?: string;
-  /** Write the description JSON (base URL, users, keys, accounts, markets) to this file once listening. */
-  describeOut?: string;
-  /** One line per notable event (start, engine errors). Default: silent. */
-  log?: (line: string) => void;
-}
-
-export interface SandboxAccountDescription {
-  accountId: string;
-  name: string;
-  apiTrading: boolean;
-  type: string;
-  phase: string;
-}
-
-export interface SandboxDescription {
-  baseUrl: string;
-  /** Bearer token of the `/_sandbox/` admin surface. */
-  adminToken: string;
-  clock: { mode: string; speed: number; startMs: number };
-  users: Array<{ name: string; userId: string; apiKey: string; accounts: SandboxAccountDescription[] }>;
-  markets: Array<{ id: string; baseAsset: string; category: string }>;
-}
-
-export interface SandboxHandle {
-  baseUrl: string;
-  describe: SandboxDescription;
-  /** The engine behind the server (in-process callers may inspect it). */
-  engine: Engine;
-  /** Sandbox time, unix ms. */
-  now(): number;
-  close(): Promise<void>;
-}
+// The types of startSandbox's options and handle, where its callers look for them (defined in ./types.ts).
+export type { SandboxAccountDescription, SandboxDescription, SandboxHandle, SandboxOptions } from './types.js';
 
 interface SandboxUser {
   name: string;
@@ -82,6 +44,9 @@ interface SandboxUser {
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
   const config = options.config ?? (options.configFile ? loadSandboxConfig(options.configFile) : defaultSandboxConfig());
   const log = options.log ?? (() => {});
+  const host = options.host ?? config.server.host;
+  const bind = bindProblem(host, config.adminToken);
+  if (bind !== undefined) throw new ConfigError('server.host', bind, options.configFile !== undefined && options.config === undefined ? { file: options.configFile } : {});
   const startMs = config.clock.startMs ?? Date.now();
   const clock = new SandboxClock(config.clock.mode, config.clock.speed, startMs);
 
@@ -288,6 +253,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     try {
       if (url.pathname === '/_sandbox' || url.pathname.startsWith('/_sandbox/')) {
+        // The token first: a caller without it gets 401 before the server reads a byte of its body.
+        checkAdminToken(admin, req);
         const raw = await readBody(req, config.server.maxBodyBytes);
         const out = await handleAdmin(admin, req, url, raw);
         if (out.body === undefined) sendEmpty(res, out.status);
@@ -337,7 +304,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     else socket.destroy();
   });
 
-  const host = options.host ?? config.server.host;
   const port = options.port ?? config.server.port;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -362,6 +328,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   if (options.describeOut) writeFileSync(options.describeOut, JSON.stringify(description, null, 2) + '\n');
   log(`sandbox listening on ${description.baseUrl}`);
+  if (!isLoopbackHost(host)) log(`serving beyond this machine on ${host}: the admin surface needs the configured adminToken, and describe withholds API keys from other hosts`);
 
   let closed: Promise<void> | undefined;
   return {

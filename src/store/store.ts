@@ -8,11 +8,11 @@
  * before the request leaves. WAL mode, and a batch is all or nothing, so a crash at any point leaves a
  * consistent database holding whole batches only.
  */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Decimal } from 'decimal.js';
 import type { Market, Order, PositionEvent } from '../api/types.js';
 import type { ExchangeOperation } from '../api/exchange.js';
+import { DirectoryError, ensureDirectory } from '../core/directories.js';
 import { ConfigError } from '../core/errors.js';
 import type {
   ExecutionJournal,
@@ -118,8 +118,17 @@ export class Store implements ExecutionJournal {
     if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
       throw new ConfigError('store.synchronous', `expected "FULL" or "NORMAL", got ${JSON.stringify(synchronous)}`);
     }
-    mkdirSync(path.dirname(path.resolve(options.file)), { recursive: true });
-    const conn = await SqliteConnection.open(options.file);
+    if (options.file !== ':memory:') {
+      try {
+        ensureDirectory(path.dirname(path.resolve(options.file)));
+      } catch (err) {
+        if (err instanceof DirectoryError) throw new ConfigError('store.file', `cannot keep the store at ${options.file}: ${err.reason}`);
+        throw err;
+      }
+    }
+    const conn = await SqliteConnection.open(options.file).catch((err: unknown) => {
+      throw new ConfigError('store.file', `cannot open the store ${options.file}: ${(err as Error).message}`, { cause: err });
+    });
     try {
       await conn.exclusive(async (db) => {
         await db.get('PRAGMA journal_mode = WAL');

@@ -312,8 +312,11 @@ describe('wire: request bodies', () => {
   it('EditOrderRequest both ways; null reads as unset; bad values named', () => {
     expect(encodeEditOrderRequest({ amount: dec('10'), expectedAmount: dec('0.5') })).toEqual({ amount: '10000000000', expectedAmount: '500000000' });
     expect(encodeEditOrderRequest({})).toEqual({});
-    const back = decodeEditOrderRequest({ triggerPrice: '63000000000000', baseSize: null, junk: 1 });
+    const back = decodeEditOrderRequest({ triggerPrice: '63000000000000', baseSize: null });
     expect(Object.keys(back)).toEqual(['triggerPrice']);
+    const junk = bodyError(() => decodeEditOrderRequest({ triggerPrice: '63000000000000', trigerPrice: '1', junk: 1 }));
+    expect([junk.code, junk.details['field'], junk.details['fields']]).toEqual([INVALID_REQUEST_BODY, 'trigerPrice', ['trigerPrice', 'junk']]);
+    expect(junk.message).toMatch(/unknown fields trigerPrice, junk/);
     expect(back.triggerPrice!.equals(dec(63000))).toBe(true);
     const err = bodyError(() => decodeEditOrderRequest({ amount: '1e9' }));
     expect(err.details['field']).toBe('amount');

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, type LoggerConfig } from '../../src/core/logger.js';
+import { createLogger, redactText, registerSecret, type LoggerConfig } from '../../src/core/logger.js';
 
 const KEY = 'pk_live_LOGGER-SECRET-9a8b7c';
 
@@ -41,7 +41,7 @@ describe('createLogger', () => {
     expect(record.req.headers.authorization).toBe('[redacted]');
   });
 
-  it('scrubs a known secret value wherever it appears, and only when secrets are given', async () => {
+  it('scrubs a known secret value wherever it appears, in every logger of the process', async () => {
     const scrubbed = capture({ secrets: [KEY, 'abc'] });
     scrubbed.log.warn({ detail: `server said ${KEY}`, short: 'abc' }, `echoed ${KEY}`);
     const text = (await scrubbed.flushed()).join('');
@@ -51,8 +51,21 @@ describe('createLogger', () => {
     // Too short to be a key: scrubbing it would mangle ordinary words.
     expect(JSON.parse(text)).toMatchObject({ short: 'abc' });
 
-    const plain = capture();
-    plain.log.warn({ detail: `server said ${KEY}` }, 'm');
-    expect((await plain.flushed()).join('')).toContain(KEY);
+    // Secrets are the process's: a logger made later without `secrets` hides the key too, and a value
+    // never registered as a secret is left alone.
+    const later = capture();
+    const other = 'pk_live_NEVER-REGISTERED-1';
+    later.log.warn({ detail: `server said ${KEY}` }, other);
+    const laterText = (await later.flushed()).join('');
+    expect(laterText).not.toContain(KEY);
+    expect(laterText).toContain(other);
+  });
+
+  it('redactText hides registered secrets and bearer tokens in plain text', () => {
+    registerSecret('pk_live_TEXT-SECRET-42');
+    expect(redactText('plugin failed: key pk_live_TEXT-SECRET-42 refused')).toBe('plugin failed: key [redacted] refused');
+    expect(redactText('Authorization: Bearer abc.def-123, retry')).toBe('Authorization: Bearer [redacted], retry');
+    expect(redactText('nothing secret here')).toBe('nothing secret here');
+    expect(redactText('expected the header Authorization: Bearer <API key>')).toBe('expected the header Authorization: Bearer <API key>');
   });
 });

@@ -26,6 +26,12 @@ describe('fp9 integer helpers', () => {
       { numRuns: 3000 },
     );
   });
+  it('decToRaw stays exact past its power-of-ten table (a value of 10^60 and beyond)', () => {
+    for (const e of [70, 71, 90, 200]) {
+      expect(decToRaw(new Dec(`1e${e}`))).toBe(10n ** BigInt(e + 9));
+      expect(decToRaw(new Dec(`-7e${e}`))).toBe(-7n * 10n ** BigInt(e + 9));
+    }
+  });
   it('floorDiv / ceilDiv match the floor and ceiling of the exact quotient for any signs', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }).filter((b) => b !== 0n), (a, b) => {

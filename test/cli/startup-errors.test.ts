@@ -1,0 +1,148 @@
+/**
+ * Start-up failures of the real CLI (bin/propbot.js, child processes): each is one line on stderr that
+ * names the config file, the line and the key (or quotes the venue's answer), exits 2, never prints a
+ * stack, and never prints the API key.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
+import { testConfig } from '../sandbox/helpers.js';
+import { childrenTempDir, cli, ROOT, type Cli } from '../daemon/helpers.js';
+
+const { dir } = childrenTempDir('propbot-startup-');
+const DATA = path.join(ROOT, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
+const STRATEGY = 'strategies:\n  - use: sma-cross\n    params: { asset: BTC, period: 1h, fast: 10, slow: 30, amount: "5000", leverage: "2" }\n';
+
+/** Write a run config; returns its path and the 1-based line of the first line containing `marker`. */
+function config(name: string, text: string, marker?: string): { file: string; line: number } {
+  const file = path.join(dir, name);
+  writeFileSync(file, text);
+  return { file, line: marker === undefined ? 0 : text.split('\n').findIndex((l) => l.includes(marker)) + 1 };
+}
+const paper = (extra: string) =>
+  `mode: paper\npaper:\n  markets:\n    - { asset: BTC, file: ${JSON.stringify(DATA)} }\n  from: 2019-05-01\n  speed: 0\n${STRATEGY}status: { enabled: false }\n${extra}`;
+
+/** Run the CLI to its end; the child is killed if it is still running after `boundMs` (a hang fails the test). */
+async function finish(c: Cli, boundMs = 60_000): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const bound = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), boundMs)));
+    const end = await Promise.race([c.exit, bound]);
+    if (end === 'hung') throw new Error(`the CLI did not exit within ${boundMs} ms; stderr: ${c.stderr()}`);
+    return { code: end.code, stderr: c.stderr(), stdout: c.stdout() };
+  } finally {
+    clearTimeout(timer);
+    c.kill('SIGKILL');
+  }
+}
+
+/** stderr is exactly one line starting `propbot: `, with no stack frame. */
+function oneLine(stderr: string): string {
+  const lines = stderr.split('\n').filter((l) => l !== '');
+  expect(lines, stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^propbot: /);
+  expect(stderr).not.toMatch(/\n\s+at /);
+  return lines[0]!;
+}
+
+describe('start-up errors are one line naming file, line and key', () => {
+  it('a store path through a regular file (EEXIST and ENOTDIR)', async () => {
+    const regular = path.join(dir, 'not-a-folder');
+    writeFileSync(regular, 'x');
+    for (const [name, store] of [['eexist.yaml', path.join(regular, 'db.sqlite')], ['enotdir.yaml', path.join(regular, 'deeper', 'db.sqlite')]] as const) {
+      const { file, line } = config(name, paper(`store:\n  file: ${JSON.stringify(store)}\n`), '  file: "');
+      const r = await finish(cli(['run', '--config', file]));
+      expect(r.code).toBe(2);
+      expect(oneLine(r.stderr)).toBe(`propbot: ${file}:line ${line}: store.file: cannot keep the store at ${store}: ${regular} is a file, not a folder`);
+    }
+  });
+
+  it('a YAML alias bomb', async () => {
+    const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+    for (let i = 1; i < 7; i++) {
+      const [prev, cur] = [String.fromCharCode(96 + i), String.fromCharCode(97 + i)];
+      levels.push(`${cur}: &${cur} [${Array(9).fill(`*${prev}`).join(',')}]`);
+    }
+    const { file } = config('bomb.yaml', `${levels.join('\n')}\nmode: paper\n`);
+    const r = await finish(cli(['run', '--config', file]));
+    expect(r.code).toBe(2);
+    expect(oneLine(r.stderr)).toMatch(new RegExp(`^propbot: ${file}:line \\d+: [a-g]: not usable YAML: Excessive alias count`));
+  });
+
+  it('connection.baseUrl problems name the file, the line and the right key', async () => {
+    const live = (url: string) => `mode: live\nconnection:\n  baseUrl: ${url}\n${STRATEGY}`;
+    const creds = config('creds.yaml', live('https://trader:hunter2@api.example.com'), 'baseUrl');
+    const r1 = await finish(cli(['run', '--config', creds.file], { PROPBOT_API_KEY: 'psk_test_unused_1' }));
+    expect(r1.code).toBe(2);
+    expect(oneLine(r1.stderr)).toBe(
+      `propbot: ${creds.file}:line ${creds.line}: connection.baseUrl: must not carry credentials; the API key belongs in the environment variable named by connection.apiKeyEnv`,
+    );
+    const plain = config('plain.yaml', live('http://api.example.com'), 'baseUrl');
+    const r2 = await finish(cli(['run', '--config', plain.file], { PROPBOT_API_KEY: 'psk_test_unused_1' }));
+    expect(oneLine(r2.stderr)).toMatch(new RegExp(`^propbot: ${plain.file}:line ${plain.line}: connection\\.baseUrl: plain http:// is refused`));
+  });
+
+  describe('a wrong API key in sandbox mode', () => {
+    let sb: SandboxHandle;
+    beforeAll(async () => {
+      sb = await startSandbox({ config: testConfig(), port: 0 });
+    });
+    afterAll(() => sb.close());
+
+    it('names the variable and quotes the venue, with and without configured accounts', async () => {
+      const account = sb.describe.users[0]!.accounts[0]!.accountId;
+      const WRONG = 'psk_test_wrong_key_77';
+      for (const accounts of ['', `accounts: [{ id: ${account} }]\n`]) {
+        const { file, line } = config(
+          `wrong-key-${accounts ? 'accounts' : 'all'}.yaml`,
+          `mode: sandbox\nconnection:\n  baseUrl: ${sb.baseUrl}\n  apiKeyEnv: WRONG_KEY_VAR\n${accounts}${STRATEGY}status: { enabled: false }\nstore: { file: ${JSON.stringify(path.join(dir, 'wrong.db'))} }\n`,
+          'apiKeyEnv',
+        );
+        const r = await finish(cli(['run', '--config', file], { WRONG_KEY_VAR: WRONG }));
+        expect(r.code).toBe(2);
+        const text = oneLine(r.stderr);
+        expect(text).toMatch(
+          new RegExp(`^propbot: ${file}:line ${line}: connection\\.apiKeyEnv: ${sb.baseUrl.replace(/[.]/g, '\\.')} refused the API key in WRONG_KEY_VAR: GET /\\S+: missing or invalid API key`),
+        );
+        expect(r.stderr + r.stdout).not.toContain(WRONG);
+      }
+    });
+  });
+});
+
+describe('a store path that can never be created', () => {
+  it.runIf(process.platform === 'linux')('fails in one line instead of spinning in mkdir (bounded; the child is killed in any case)', async () => {
+    const store = '/proc/propbot-test-never/sub/db.sqlite';
+    const { file, line } = config('proc.yaml', paper(`store:\n  file: ${store}\n`), '  file: /proc');
+    const r = await finish(cli(['run', '--config', file]), 30_000);
+    expect(r.code).toBe(2);
+    expect(oneLine(r.stderr)).toBe(
+      `propbot: ${file}:line ${line}: store.file: cannot keep the store at ${store}: cannot create /proc/propbot-test-never: ENOENT (the file system refuses new entries there)`,
+    );
+  });
+});
+
+describe('secrets in the CLI’s last words', () => {
+  const KEY = 'psk_live_LEAK-CHECK-5f2e91';
+  const leaky = path.join(dir, 'leaky-strategy.mjs');
+  beforeAll(() => writeFileSync(leaky, 'throw new Error(`refused key ${process.env.CUSTOM_KEY_VAR ?? process.env.PROPBOT_API_KEY}`);\n'));
+
+  it('a plugin load error holding the key of connection.apiKeyEnv prints [redacted]', async () => {
+    const { file } = config(
+      'leak.yaml',
+      `mode: sandbox\nconnection:\n  baseUrl: http://127.0.0.1:9\n  apiKeyEnv: CUSTOM_KEY_VAR\nstrategies:\n  - use: ${JSON.stringify(leaky)}\nstatus: { enabled: false }\nstore: { file: ${JSON.stringify(path.join(dir, 'leak.db'))} }\n`,
+    );
+    const r = await finish(cli(['run', '--config', file], { CUSTOM_KEY_VAR: KEY }));
+    expect(r.code).toBe(2);
+    expect(oneLine(r.stderr)).toContain('refused key [redacted]');
+    expect(r.stderr + r.stdout).not.toContain(KEY);
+  });
+
+  it('the key in PROPBOT_API_KEY is hidden from a backtest’s output too', async () => {
+    const r = await finish(cli(['backtest', '--strategy', leaky, '--data', DATA, '--market', 'BTC'], { PROPBOT_API_KEY: KEY }));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('refused key [redacted]');
+    expect(r.stderr + r.stdout).not.toContain(KEY);
+  });
+});
