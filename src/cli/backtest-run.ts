@@ -16,7 +16,7 @@ import {
   type Scenario,
 } from '../runtime/scenario.js';
 import { Dec } from '../core/decimal.js';
-import { parseDataArgs, type BacktestCliOptions } from './commands/backtest.js';
+import { parseDataArgs, type BacktestCliOptions } from './scenario-args.js';
 
 export async function runBacktestCommand(scenarioFile: string | undefined, opts: BacktestCliOptions): Promise<number> {
   const scenario = buildScenario(scenarioFile, opts);
