@@ -63,6 +63,8 @@ export const MarketFileSchema = z.strictObject({
   file: z.string().min(1),
   category: z.enum(MARKET_CATEGORIES).optional(),
   layout: z.enum(FILE_LAYOUTS).optional(),
+  /** Where to get the file when it is not there (a data set that may not be shipped): shown if it is missing. */
+  source: z.string().min(1).optional(),
 });
 
 const strategySchema = z.strictObject({
@@ -96,6 +98,12 @@ export function loadScenario(file: string): Scenario {
   const strategies = raw.strategies ?? (raw.strategy ? [raw.strategy] : []);
   if (strategies.length === 0) throw new ConfigError('strategy', 'a scenario needs `strategy` or `strategies`', { file });
   if (raw.strategy && raw.strategies) throw new ConfigError('strategies', 'give either `strategy` or `strategies`, not both', { file });
+  for (const [i, d] of raw.data.entries()) {
+    const data = resolveDataFile(d.file, baseDir);
+    if (!existsSync(data)) {
+      throw new ConfigError(`data.${i}.file`, `data file not found: ${data}${d.source ? ` (${d.source})` : ''}`, { file });
+    }
+  }
   const scenario: Scenario = {
     name: raw.name ?? path.basename(file).replace(/\.ya?ml$/, ''),
     strategies: strategies.map((s) => ({ use: resolveStrategySpec(s.use, baseDir), params: s.params, ...(s.name ? { name: s.name } : {}) })),
