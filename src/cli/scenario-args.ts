@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Decimal } from 'decimal.js';
 import { ConfigError } from '../core/errors.js';
+import type { LogLevel } from '../runtime/scenario.js';
 
 export interface BacktestCliOptions {
   strategy?: string;
@@ -22,6 +23,7 @@ export interface BacktestCliOptions {
   json?: boolean;
   progress?: boolean;
   html?: boolean;
+  log?: LogLevel;
 }
 
 /** Split `--data` values into (asset?, file) pairs. */

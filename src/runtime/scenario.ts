@@ -16,6 +16,9 @@ import { FILE_LAYOUTS, type FileLayout } from '../feed/files/types.js';
 import type { RiskGuardConfigInput } from '../risk/config.js';
 
 export const BACKTEST_PRESETS = ['default', 'zero-cost'] as const;
+/** What a backtest logs (to stderr, in market time): `warn` shows warnings and strategy errors only. */
+export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 export type BacktestPreset = (typeof BACKTEST_PRESETS)[number];
 
 /** The package root (where `strategies/` and `backtest/` ship). */
@@ -41,6 +44,7 @@ export interface Scenario {
   readonly risk?: RiskGuardConfigInput;
   readonly out?: string;
   readonly seed: string;
+  readonly log?: LogLevel;
   /** Base for relative paths. */
   readonly baseDir: string;
   /** The scenario file, when there is one. */
@@ -89,6 +93,7 @@ export const ScenarioSchema = z.strictObject({
   risk: z.record(z.string(), z.unknown()).optional(),
   out: z.string().min(1).optional(),
   seed: z.string().min(1).default('propbot'),
+  log: z.enum(LOG_LEVELS).optional(),
 });
 
 /** Read a scenario file. */
@@ -124,6 +129,7 @@ export function loadScenario(file: string): Scenario {
     ...(raw.phase !== undefined ? { phase: raw.phase } : {}),
     ...(raw.risk !== undefined ? { risk: raw.risk as RiskGuardConfigInput } : {}),
     ...(raw.out !== undefined ? { out: path.resolve(baseDir, raw.out) } : {}),
+    ...(raw.log !== undefined ? { log: raw.log } : {}),
   };
   checkRange(scenario.from, scenario.to, file);
   return scenario;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, describeValue } from '../core/errors.js';
 import { isStrategy, resolveAssets, STRATEGY_API_VERSION, type Strategy } from './define.js';
+import { errorLocation } from './error-location.js';
 import { parseParams } from './params.js';
 import type { PluginHooksData } from './plugin-hooks.js';
 
@@ -98,7 +99,8 @@ async function importPlugin(file: string, where: { file?: string }): Promise<unk
     await usePluginHooks();
     return await import(pathToFileURL(file).href);
   } catch (error) {
-    throw new ConfigError('strategy', `${file}: failed to load: ${(error as Error)?.message ?? String(error)}`, where);
+    const at = errorLocation(error, file);
+    throw new ConfigError('strategy', `${file}: failed to load: ${(error as Error)?.message ?? String(error)}${at ? ` (${at})` : ''}`, where);
   }
 }
 

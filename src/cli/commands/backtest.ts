@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { collect, parseDateArg, parseDecimalArg, parseJsonObjectArg } from '../args.js';
+import { LOG_LEVELS } from '../../runtime/scenario.js';
 import type { BacktestCliOptions } from '../scenario-args.js';
 
 // `propbot sweep` takes the same flags.
@@ -18,6 +19,9 @@ export function registerBacktest(program: Command): void {
     .option('--out <dir>', 'where report.json and report.html go (default out/<name>)')
     .option('--json', 'print report.json to stdout instead of the summary table')
     .option('--no-progress', 'no progress bar even on a terminal')
+    .addOption(
+      new Option('--log <level>', 'log to stderr, in market time: info adds ctx.log lines, intents, decisions and guard orders (default warn: warnings and strategy errors)').choices(LOG_LEVELS),
+    )
     .action(async (scenarioFile: string | undefined, opts: BacktestCliOptions) => {
       const { runBacktestCommand } = await import('../backtest-run.js');
       process.exitCode = await runBacktestCommand(scenarioFile, opts);
