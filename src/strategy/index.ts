@@ -23,7 +23,7 @@ export { GuardedObservable, guard } from './guarded.js';
 export type { GuardScope } from './guarded.js';
 export { createStrategyContext } from './context.js';
 export type { ContextInit, LatestSnapshots } from './context.js';
-export { loadStrategy, looksLikePath } from './loader.js';
+export { importStrategy, loadStrategy, looksLikePath } from './loader.js';
 export type { LoadedStrategy, LoadStrategyOptions } from './loader.js';
 export { StrategyRunner } from './runner.js';
 export type { StrategyRunnerOptions, AddStrategyOptions, StrategyRunState, StrategyStatus } from './runner.js';

@@ -46,7 +46,10 @@ export function looksLikePath(spec: string): boolean {
   );
 }
 
-export async function loadStrategy(spec: string, options: LoadStrategyOptions = {}): Promise<LoadedStrategy> {
+/**
+ * Import a plugin and check its default export, without parameters: what `propbot strategies` lists.
+ */
+export async function importStrategy(spec: string, options: LoadStrategyOptions = {}): Promise<{ strategy: Strategy; source: string }> {
   if (typeof spec !== 'string' || spec.trim().length === 0) {
     throw new ConfigError('strategy', `expected a file path or package name, got ${describeValue(spec)}`);
   }
@@ -86,6 +89,12 @@ export async function loadStrategy(spec: string, options: LoadStrategyOptions = 
       where,
     );
   }
+  return { strategy, source };
+}
+
+export async function loadStrategy(spec: string, options: LoadStrategyOptions = {}): Promise<LoadedStrategy> {
+  const { strategy, source } = await importStrategy(spec, options);
+  const where = options.configFile !== undefined ? { file: options.configFile } : {};
   const params = parseParams(strategy.name, strategy.params, options.params, {
     ...where,
     path: options.configPath ?? 'params',
