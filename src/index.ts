@@ -107,6 +107,7 @@ export type {
   FloorPoint,
   PriceSeries,
   PriceCandle,
+  StrategyFailure,
   ReportJson,
   ReportMetrics,
   ChallengeOutcome,

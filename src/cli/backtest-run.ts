@@ -4,6 +4,7 @@
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { ConfigError } from '../core/errors.js';
+import { createLogger } from '../core/logger.js';
 import { buildReportJson, type ReportJson } from '../report/report-json.js';
 import { writeReport } from '../report/write.js';
 import { runBacktest } from '../runtime/backtest.js';
@@ -16,13 +17,15 @@ import {
   type Scenario,
 } from '../runtime/scenario.js';
 import { Dec } from '../core/decimal.js';
-import { parseDataArgs, type BacktestCliOptions } from './commands/backtest.js';
+import { parseDataArgs, type BacktestCliOptions } from './scenario-args.js';
 
 export async function runBacktestCommand(scenarioFile: string | undefined, opts: BacktestCliOptions): Promise<number> {
   const scenario = buildScenario(scenarioFile, opts);
   const showProgress = opts.progress !== false && !opts.json && process.stderr.isTTY === true;
   const bar = showProgress ? progressBar(scenario) : undefined;
+  const level = opts.log ?? scenario.log ?? 'warn';
   const outcome = await runBacktest({
+    logger: (clock) => createLogger({ level, format: 'auto', destination: process.stderr, now: () => clock.now() }),
     name: scenario.name,
     markets: scenarioMarkets(scenario),
     strategies: scenario.strategies.map((s, i) => ({ ...s, configPath: scenario.file ? `strategies.${i}` : '--param' })),
@@ -46,7 +49,11 @@ export async function runBacktestCommand(scenarioFile: string | undefined, opts:
   } else {
     process.stdout.write(summaryTable(json, outcome.session.readers, written));
   }
-  return 0;
+  // The report is written either way; the exit code and one line per strategy say the run is not whole.
+  for (const f of json.failures) {
+    process.stderr.write(`propbot: strategy ${f.strategy} failed ${f.failedIn} at ${f.at} (market time) and was stopped: ${f.message}${f.location ? ` (${f.location})` : ''}\n`);
+  }
+  return json.failures.length > 0 ? 1 : 0;
 }
 
 export function buildScenario(file: string | undefined, opts: BacktestCliOptions): Scenario {
@@ -85,6 +92,7 @@ export function buildScenario(file: string | undefined, opts: BacktestCliOptions
     ...((opts.to ?? base?.to) !== undefined ? { to: (opts.to ?? base?.to)! } : {}),
     ...(base?.risk !== undefined ? { risk: base.risk } : {}),
     ...(base?.out !== undefined ? { out: base.out } : {}),
+    ...(base?.log !== undefined ? { log: base.log } : {}),
   };
   checkRange(scenario.from, scenario.to);
   return scenario;
@@ -140,6 +148,7 @@ function summaryTable(json: ReportJson, readers: ReadonlyMap<string, { summary: 
     ['sharpe / sortino', `${s.sharpe ?? '—'} / ${s.sortino ?? '—'}`],
     ['trades', `${s.totalTrades} closed, ${s.openTrades} open; win rate ${s.winRate ?? '—'}%; profit factor ${s.profitFactor ?? '—'}`],
     ['fees / funding', `${s.fees} / ${s.funding}`],
+    ...(json.failures.length > 0 ? [['strategy errors', json.failures.map((f) => `${f.strategy} failed ${f.failedIn} at ${f.at}`).join('; ')] as [string, string]] : []),
     ['denials', `${json.denials.total}${json.denials.total ? ` (${Object.entries(json.denials.byCode).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`],
   ];
   if (c) {

@@ -43,6 +43,8 @@ export interface LoggerConfig {
   /** Destination; stdout by default. */
   destination?: NodeJS.WritableStream;
   name?: string;
+  /** Clock of each line's `time` (a backtest logs in market time); default the wall clock. */
+  now?: () => number;
 }
 
 export function createLogger(config: LoggerConfig = {}): Logger {
@@ -53,11 +55,11 @@ export function createLogger(config: LoggerConfig = {}): Logger {
     level: config.level ?? 'info',
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: config.name ? { name: config.name } : null,
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: config.now ? marketTime(config.now) : pino.stdTimeFunctions.isoTime,
   };
   for (const s of config.secrets ?? []) registerSecret(s);
   let sink: NodeJS.WritableStream = destination;
-  if (format === 'pretty') sink = prettyStream(destination);
+  if (format === 'pretty') sink = prettyStream(destination, config.now ? 'UTC:yyyy-mm-dd HH:MM:ss' : 'SYS:HH:MM:ss.l');
   if (KNOWN_SECRETS.size > 0) sink = scrubbing(sink);
   return pino(options, sink as pino.DestinationStream);
 }
@@ -84,11 +86,15 @@ export function redactText(text: string): string {
   return /bearer/i.test(out) ? out.replace(BEARER, '$1[redacted]') : out;
 }
 
-function prettyStream(destination: NodeJS.WritableStream): NodeJS.WritableStream {
+function marketTime(now: () => number): () => string {
+  return () => `,"time":"${new Date(now()).toISOString()}"`;
+}
+
+function prettyStream(destination: NodeJS.WritableStream, translateTime: string): NodeJS.WritableStream {
   // Required, not imported, because creating a logger is synchronous; JSON-only runs never load it.
   const require = createRequire(import.meta.url);
   const build = require('pino-pretty') as (opts: Record<string, unknown>) => NodeJS.WritableStream;
-  return build({ destination, colorize: (destination as NodeJS.WriteStream).isTTY ?? false, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,name', singleLine: true });
+  return build({ destination, colorize: (destination as NodeJS.WriteStream).isTTY ?? false, translateTime, ignore: 'pid,hostname,name', singleLine: true });
 }
 
 function scrubbing(target: NodeJS.WritableStream): NodeJS.WritableStream {

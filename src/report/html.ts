@@ -172,6 +172,7 @@ h2{font-size:16px;margin:0 0 8px}
 .card{border:1px solid #e3e6eb;border-radius:4px;padding:6px 10px}.card b{display:block;font-size:12px;color:#6b7385;font-weight:500}
 .card span{font-size:16px;font-variant-numeric:tabular-nums}
 .pass{color:#1b8a3a}.fail{color:#c62828}
+.banner{border:2px solid #c62828;background:#fdecea;color:#7f1d1d;padding:.6em 1em;margin:1em 0;border-radius:4px}
 .chart{width:100%;position:relative}
 table{border-collapse:collapse;width:100%;font-size:12px;font-variant-numeric:tabular-nums}
 th,td{border-bottom:1px solid #eceef2;padding:3px 6px;text-align:right;white-space:nowrap}th{background:#f0f2f5;position:sticky;top:0}
@@ -283,6 +284,16 @@ function moneyShown(value: Decimal): string {
   return money(value.toDecimalPlaces(2));
 }
 
+/** A strategy that threw was stopped: the figures below are of a run without it from that moment on. */
+function failureBanner(result: BacktestResult): string {
+  const failures = result.failures ?? [];
+  if (failures.length === 0) return '';
+  const items = failures.map(
+    (f) => `<li><b>${escapeHtml(f.strategy)}</b> failed ${escapeHtml(f.failedIn)} at ${escapeHtml(time(f.at))} UTC: ${escapeHtml(f.message)}${f.location ? ` <code>${escapeHtml(f.location)}</code>` : ''}</li>`,
+  );
+  return `<div class="banner" id="strategy-failures" role="alert"><b>Strategy error: the run went on without the strategy from that moment.</b><ul>${items.join('')}</ul></div>`;
+}
+
 function metricsSection(m: ReportMetrics): string {
   return `<section><h2>Results</h2><div class="cards">${[
     card('Initial balance', moneyShown(m.initialBalance)),
@@ -378,6 +389,7 @@ export function renderReportHtml(result: BacktestResult, options: HtmlReportOpti
 <header><h1>${escapeHtml(title)}</h1><p>${escapeHtml(time(result.startTime))} → ${escapeHtml(time(result.endTime))} UTC · propbot backtest report</p></header>
 <main>
 <pre id="errors" hidden></pre>
+${failureBanner(result)}
 ${metricsSection(metrics)}
 ${challengeSection(result, ch)}
 ${priceSections}

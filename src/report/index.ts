@@ -10,6 +10,7 @@ export type {
   PerfInfo,
   PriceCandle,
   PriceSeries,
+  StrategyFailure,
   TradeRecord,
 } from './types.js';
 export {

@@ -122,6 +122,8 @@ export interface ReportJson {
     readonly items: readonly { readonly at: string; readonly intentId: string; readonly code: string; readonly reason: string; readonly rule: string }[];
   };
   readonly perf: { readonly snapshots: number; readonly candles: number; readonly wallMs: number; readonly snapshotsPerSecond: number | null };
+  /** Strategies stopped by a throw of their own code; empty when every strategy ran to the end. */
+  readonly failures: readonly { readonly strategy: string; readonly at: string; readonly failedIn: string; readonly message: string; readonly location: string | null }[];
 }
 
 /** The report.json object (pass it to `JSON.stringify`). */
@@ -233,5 +235,6 @@ export function buildReportJson(result: BacktestResult): ReportJson {
       wallMs: result.perf.wallMs,
       snapshotsPerSecond: result.perf.wallMs > 0 ? Math.round((result.perf.snapshots * 1000) / result.perf.wallMs) : null,
     },
+    failures: (result.failures ?? []).map((f) => ({ strategy: f.strategy, at: iso(f.at)!, failedIn: f.failedIn, message: f.message, location: f.location })),
   };
 }

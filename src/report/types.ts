@@ -154,4 +154,19 @@ export interface BacktestResult {
   readonly floors?: readonly FloorPoint[];
   /** Candles for the price charts; none → no price chart. */
   readonly prices?: readonly PriceSeries[];
+  /** Strategies that threw and were stopped during the run; none → every strategy ran to the end. */
+  readonly failures?: readonly StrategyFailure[];
+}
+
+/** A strategy stopped by a throw of its own code (the run went on without it). */
+export interface StrategyFailure {
+  /** Instance name. */
+  readonly strategy: string;
+  /** Market time it was stopped, unix ms. */
+  readonly at: number;
+  /** `in setup`, `in its stream`, or `emitted an invalid intent`. */
+  readonly failedIn: string;
+  readonly message: string;
+  /** `file:line:column` in the strategy's code, when known. */
+  readonly location: string | null;
 }

@@ -223,6 +223,10 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     perf: { snapshots: stats.ticks, candles: stats.candles, wallMs: Math.round(wallMs) },
     challenge: challengeInfo(session, mergePresets(ENGINE_PRESETS, options.presets), startPhase, transitions),
     prices: [...candles.entries()].map(([market, c]) => ({ market, candles: c })),
+    failures: session.runner
+      .status()
+      .filter((s) => s.state === 'failed')
+      .map((s) => ({ strategy: s.name, at: s.endedAt ?? endTime, failedIn: s.failedIn ?? '', message: s.error ?? '', location: s.errorLocation })),
   };
   return { result, stats, session };
 }

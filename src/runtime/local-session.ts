@@ -8,7 +8,7 @@ import type { Decimal } from 'decimal.js';
 import type { Logger } from 'pino';
 import type { AccountType, MarketCategory } from '../api/types.js';
 import type { Exchange } from '../api/exchange.js';
-import { VirtualClock } from '../core/clock.js';
+import { VirtualClock, type Clock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
 import { SeededIds } from '../core/ids.js';
 import { silentLogger } from '../core/logger.js';
@@ -68,7 +68,8 @@ export interface LocalSessionOptions {
   /** Only candles opening before this time (unix ms). */
   readonly to?: number;
   readonly seed?: string;
-  readonly logger?: Logger;
+  /** A logger, or one made on the session's virtual clock (to log in market time). Default silent. */
+  readonly logger?: Logger | ((clock: Clock) => Logger);
   readonly store?: Store;
   readonly metrics?: PipelineMetrics;
   /** Strategy state; default in memory. */
@@ -155,7 +156,6 @@ export class LocalSession {
       if (assets.has(m.asset)) throw new ConfigError(`markets.${i}.asset`, `market ${m.asset} is listed twice`);
       assets.add(m.asset);
     }
-    const logger = options.logger ?? silentLogger;
     const seed = options.seed ?? 'propbot';
 
     // Load strategies first: a bad plugin or parameter fails before any file is read.
@@ -229,6 +229,7 @@ export class LocalSession {
     engine.openAccount(accountSpec);
 
     const clock = new VirtualClock(start);
+    const logger = typeof options.logger === 'function' ? options.logger(clock) : (options.logger ?? silentLogger);
     const local = engine.exchangeFor(USER, { viaApiKey: true });
     const exchange = options.wrapExchange ? options.wrapExchange(local) : local;
     const feed = new ManualFeed();

@@ -16,6 +16,9 @@ import { FILE_LAYOUTS, type FileLayout } from '../feed/files/types.js';
 import type { RiskGuardConfigInput } from '../risk/config.js';
 
 export const BACKTEST_PRESETS = ['default', 'zero-cost'] as const;
+/** What a backtest logs (to stderr, in market time): `warn` shows warnings and strategy errors only. */
+export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 export type BacktestPreset = (typeof BACKTEST_PRESETS)[number];
 
 /** The package root (where `strategies/` and `backtest/` ship). */
@@ -41,6 +44,7 @@ export interface Scenario {
   readonly risk?: RiskGuardConfigInput;
   readonly out?: string;
   readonly seed: string;
+  readonly log?: LogLevel;
   /** Base for relative paths. */
   readonly baseDir: string;
   /** The scenario file, when there is one. */
@@ -63,6 +67,8 @@ export const MarketFileSchema = z.strictObject({
   file: z.string().min(1),
   category: z.enum(MARKET_CATEGORIES).optional(),
   layout: z.enum(FILE_LAYOUTS).optional(),
+  /** Where to get the file when it is not there (a data set that may not be shipped): shown if it is missing. */
+  source: z.string().min(1).optional(),
 });
 
 const strategySchema = z.strictObject({
@@ -87,6 +93,7 @@ export const ScenarioSchema = z.strictObject({
   risk: z.record(z.string(), z.unknown()).optional(),
   out: z.string().min(1).optional(),
   seed: z.string().min(1).default('propbot'),
+  log: z.enum(LOG_LEVELS).optional(),
 });
 
 /** Read a scenario file. */
@@ -96,6 +103,12 @@ export function loadScenario(file: string): Scenario {
   const strategies = raw.strategies ?? (raw.strategy ? [raw.strategy] : []);
   if (strategies.length === 0) throw new ConfigError('strategy', 'a scenario needs `strategy` or `strategies`', { file });
   if (raw.strategy && raw.strategies) throw new ConfigError('strategies', 'give either `strategy` or `strategies`, not both', { file });
+  for (const [i, d] of raw.data.entries()) {
+    const data = resolveDataFile(d.file, baseDir);
+    if (!existsSync(data)) {
+      throw new ConfigError(`data.${i}.file`, `data file not found: ${data}${d.source ? ` (${d.source})` : ''}`, { file });
+    }
+  }
   const scenario: Scenario = {
     name: raw.name ?? path.basename(file).replace(/\.ya?ml$/, ''),
     strategies: strategies.map((s) => ({ use: resolveStrategySpec(s.use, baseDir), params: s.params, ...(s.name ? { name: s.name } : {}) })),
@@ -116,6 +129,7 @@ export function loadScenario(file: string): Scenario {
     ...(raw.phase !== undefined ? { phase: raw.phase } : {}),
     ...(raw.risk !== undefined ? { risk: raw.risk as RiskGuardConfigInput } : {}),
     ...(raw.out !== undefined ? { out: path.resolve(baseDir, raw.out) } : {}),
+    ...(raw.log !== undefined ? { log: raw.log } : {}),
   };
   checkRange(scenario.from, scenario.to, file);
   return scenario;

@@ -3,10 +3,11 @@
  * `guarded.ts`), candles, the clock, a child logger, its state and the intent builders.
  */
 import type { Logger } from 'pino';
-import { map, type Observable } from 'rxjs';
+import { concatMap, map, type Observable } from 'rxjs';
 import type { Clock } from '../core/clock.js';
 import type { CandleStreams } from '../feed/candles.js';
 import type {
+  Candle,
   CandlePeriod,
   MarketFeed,
   MarketSnapshot,
@@ -14,7 +15,8 @@ import type {
   PositionsSnapshot,
   RiskSnapshot,
 } from '../feed/types.js';
-import type { AccountFeed, StrategyContext } from './define.js';
+import type { AccountFeed, CandleDecision, StrategyContext } from './define.js';
+import type { OrderIntent } from './intents.js';
 import { guard, type GuardScope } from './guarded.js';
 import { IntentBuilders, pickAsset } from './intent-builders.js';
 import type { StrategyState } from './state.js';
@@ -69,6 +71,8 @@ export function createStrategyContext(init: ContextInit): StrategyContext {
     ...(init.reserveBuffer !== undefined ? { reserveBuffer: init.reserveBuffer } : {}),
   });
 
+  const candles = (asset: string | undefined, period: CandlePeriod): Observable<Candle> => g(init.candles.candles$(pick(asset, 'candles'), period));
+
   return Object.freeze({
     name: init.name,
     version: init.version,
@@ -78,7 +82,9 @@ export function createStrategyContext(init: ContextInit): StrategyContext {
     log: init.log,
     state: init.state,
     feed: accountFeed,
-    candles: (asset: string | undefined, period: CandlePeriod) => g(init.candles.candles$(pick(asset, 'candles'), period)),
+    candles,
+    onCandle: (asset: string | undefined, period: CandlePeriod, decide: CandleDecision) =>
+      candles(asset, period).pipe(concatMap((candle) => intentsOf(decide(candle)))),
     latest: {
       market: (asset?: string) => init.latest.market(pick(asset, 'latest.market')),
       risk: () => init.latest.risk(accountId),
@@ -87,4 +93,10 @@ export function createStrategyContext(init: ContextInit): StrategyContext {
     },
     intents,
   });
+}
+
+
+function intentsOf(result: ReturnType<CandleDecision>): readonly OrderIntent[] {
+  if (result === undefined || result === null) return [];
+  return Array.isArray(result) ? (result as readonly OrderIntent[]) : [result as OrderIntent];
 }

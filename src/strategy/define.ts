@@ -42,6 +42,9 @@ export interface AccountFeed {
   accountEvents$(): Observable<AccountEventsSnapshot>;
 }
 
+/** A per-candle callback of `ctx.onCandle`: it returns nothing, one intent, or several (emitted in order). */
+export type CandleDecision = (candle: Candle) => OrderIntent | readonly OrderIntent[] | null | undefined | void;
+
 export interface StrategyContext {
   /** Instance name; every intent carries it as `strategy`. */
   readonly name: string;
@@ -57,6 +60,12 @@ export interface StrategyContext {
   readonly feed: AccountFeed;
   /** Completed candles built from the market snapshots; `asset` defaults to the only asset. */
   candles(asset: string | undefined, period: CandlePeriod): Observable<Candle>;
+  /**
+   * The callback style over the same stream: `decide` runs on each completed candle and returns the
+   * intents to emit (one, several, or nothing). `ctx.onCandle(a, p, fn)` is
+   * `ctx.candles(a, p).pipe(concatMap(c => [fn(c)].flat()))`; return it from `setup`.
+   */
+  onCandle(asset: string | undefined, period: CandlePeriod, decide: CandleDecision): Observable<OrderIntent>;
   /** Latest snapshots seen (undefined before the first). */
   readonly latest: {
     market(asset?: string): MarketSnapshot | undefined;

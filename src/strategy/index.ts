@@ -1,7 +1,7 @@
 /** The strategy plugin API: what plugin files import from 'propbot'. */
 export * from './intents.js';
 export { defineStrategy, isStrategy, resolveAssets, STRATEGY_API_VERSION } from './define.js';
-export type { Strategy, StrategyDefinition, StrategyContext, AccountFeed } from './define.js';
+export type { Strategy, StrategyDefinition, StrategyContext, AccountFeed, CandleDecision } from './define.js';
 export { zDecimal, parseParams } from './params.js';
 export type { DecimalParamOptions, ParamsSchema } from './params.js';
 export { MemoryStrategyState, MemoryStateStore, toJsonValue } from './state.js';
@@ -23,7 +23,7 @@ export { GuardedObservable, guard } from './guarded.js';
 export type { GuardScope } from './guarded.js';
 export { createStrategyContext } from './context.js';
 export type { ContextInit, LatestSnapshots } from './context.js';
-export { loadStrategy, looksLikePath } from './loader.js';
+export { importStrategy, loadStrategy, looksLikePath } from './loader.js';
 export type { LoadedStrategy, LoadStrategyOptions } from './loader.js';
 export { StrategyRunner } from './runner.js';
 export type { StrategyRunnerOptions, AddStrategyOptions, StrategyRunState, StrategyStatus } from './runner.js';

@@ -1,15 +1,17 @@
 /**
- * Loads a strategy plugin from a file (TypeScript through tsx, or JavaScript) or an installed package,
- * checks that its default export was made with `defineStrategy`, and validates the parameters against
- * its schema. Every failure is a `ConfigError` that names the plugin and, for parameters, the key.
+ * Loads a strategy plugin from a file (TypeScript through tsx, or JavaScript) or an installed package
+ * into this process's own module graph (see plugin-hooks.ts), checks that its default export was made
+ * with `defineStrategy`, and validates the parameters against its schema. Every failure is a `ConfigError` that names the plugin and, for parameters, the key.
  */
 import { existsSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, describeValue } from '../core/errors.js';
 import { isStrategy, resolveAssets, STRATEGY_API_VERSION, type Strategy } from './define.js';
+import { errorLocation } from './error-location.js';
 import { parseParams } from './params.js';
+import type { PluginHooksData } from './plugin-hooks.js';
 
 export interface LoadedStrategy {
   readonly strategy: Strategy;
@@ -33,7 +35,6 @@ export interface LoadStrategyOptions {
 }
 
 const SCRIPT_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
-const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts']);
 
 /** Whether `spec` names a file rather than a package. */
 export function looksLikePath(spec: string): boolean {
@@ -45,7 +46,10 @@ export function looksLikePath(spec: string): boolean {
   );
 }
 
-export async function loadStrategy(spec: string, options: LoadStrategyOptions = {}): Promise<LoadedStrategy> {
+/**
+ * Import a plugin and check its default export, without parameters: what `propbot strategies` lists.
+ */
+export async function importStrategy(spec: string, options: LoadStrategyOptions = {}): Promise<{ strategy: Strategy; source: string }> {
   if (typeof spec !== 'string' || spec.trim().length === 0) {
     throw new ConfigError('strategy', `expected a file path or package name, got ${describeValue(spec)}`);
   }
@@ -63,7 +67,7 @@ export async function loadStrategy(spec: string, options: LoadStrategyOptions = 
       throw new ConfigError('strategy', `${file}: expected a .ts, .mts, .js or .mjs file, got "${ext || '(no extension)'}"`, where);
     }
     source = file;
-    module = await importPlugin(file, TS_EXTENSIONS.has(ext), where);
+    module = await importPlugin(file, where);
   } else {
     source = spec;
     module = await importPackage(spec, cwd, where);
@@ -85,6 +89,12 @@ export async function loadStrategy(spec: string, options: LoadStrategyOptions = 
       where,
     );
   }
+  return { strategy, source };
+}
+
+export async function loadStrategy(spec: string, options: LoadStrategyOptions = {}): Promise<LoadedStrategy> {
+  const { strategy, source } = await importStrategy(spec, options);
+  const where = options.configFile !== undefined ? { file: options.configFile } : {};
   const params = parseParams(strategy.name, strategy.params, options.params, {
     ...where,
     path: options.configPath ?? 'params',
@@ -93,21 +103,33 @@ export async function loadStrategy(spec: string, options: LoadStrategyOptions = 
   return { strategy, params, assets, source };
 }
 
-async function importPlugin(file: string, typescript: boolean, where: { file?: string }): Promise<unknown> {
-  const url = pathToFileURL(file).href;
+async function importPlugin(file: string, where: { file?: string }): Promise<unknown> {
   try {
-    if (typescript) {
-      const { tsImport } = await import('tsx/esm/api');
-      // Run from the build, a plugin's `import … from 'propbot'` must reach this same build through the
-      // package's exports, not the repo's tsconfig paths (which point at src/ and would load a second
-      // copy of propbot, whose errors and classes this one would not recognise).
-      const fromBuild = !import.meta.url.endsWith('.ts');
-      return await tsImport(url, { parentURL: import.meta.url, ...(fromBuild ? { tsconfig: false } : {}) });
-    }
-    return await import(url);
+    await usePluginHooks();
+    return await import(pathToFileURL(file).href);
   } catch (error) {
-    throw new ConfigError('strategy', `${file}: failed to load: ${(error as Error)?.message ?? String(error)}`, where);
+    const at = errorLocation(error, file);
+    throw new ConfigError('strategy', `${file}: failed to load: ${(error as Error)?.message ?? String(error)}${at ? ` (${at})` : ''}`, where);
   }
+}
+
+let hooks: Promise<void> | undefined;
+
+/**
+ * Once per thread: TypeScript through tsx's loader, then propbot's own resolve hooks in front of it
+ * (the last registered runs first), so every plugin joins this process's one module graph. Run from
+ * source (vitest, tsx), the host's loader already compiles TypeScript and maps 'propbot' to src/.
+ */
+function usePluginHooks(): Promise<void> {
+  hooks ??= (async () => {
+    if (import.meta.url.endsWith('.ts')) return;
+    const { register: registerTsx } = await import('tsx/esm/api');
+    // tsconfig: false, so the tsconfig.json of whatever folder propbot runs in does not remap imports.
+    registerTsx({ tsconfig: false });
+    const data: PluginHooksData = { propbot: new URL('../index.js', import.meta.url).href };
+    register(new URL('./plugin-hooks.js', import.meta.url), { data });
+  })();
+  return hooks;
 }
 
 async function importPackage(name: string, cwd: string, where: { file?: string }): Promise<unknown> {
@@ -119,6 +141,7 @@ async function importPackage(name: string, cwd: string, where: { file?: string }
     // ESM-only packages have no require entry; let the ESM resolver try from here.
   }
   try {
+    await usePluginHooks();
     return await import(target);
   } catch (error) {
     const code = (error as { code?: string })?.code;

@@ -15,6 +15,7 @@ import { CandleStreams } from '../feed/candles.js';
 import type { MarketFeed, MarketSnapshot, OrdersSnapshot, PositionsSnapshot, RiskSnapshot } from '../feed/types.js';
 import { createStrategyContext, type LatestSnapshots } from './context.js';
 import { isStrategy, resolveAssets, type Strategy } from './define.js';
+import { errorLocation } from './error-location.js';
 import { GuardedObservable, type GuardScope } from './guarded.js';
 import type { OrderIntent } from './intents.js';
 import type { LoadedStrategy } from './loader.js';
@@ -62,6 +63,10 @@ export interface StrategyStatus {
   readonly endedAt: number | null;
   /** Why it failed. */
   readonly error: string | null;
+  /** Where it failed: `in setup`, `in its stream`, or `emitted an invalid intent`. */
+  readonly failedIn: string | null;
+  /** `file:line:column` of the throw in the strategy's own code, when the stack shows it. */
+  readonly errorLocation: string | null;
 }
 
 const INTENT_KINDS = new Set(['open', 'close', 'protect', 'cancel', 'close_all']);
@@ -77,6 +82,10 @@ interface Instance {
   startedAt: number | null;
   endedAt: number | null;
   error: string | null;
+  failedIn: string | null;
+  errorLocation: string | null;
+  /** File the plugin was loaded from, to find its frame in a stack. */
+  source: string | undefined;
   bag: Subscription;
   log: Logger;
 }
@@ -140,6 +149,9 @@ export class StrategyRunner {
       startedAt: null,
       endedAt: null,
       error: null,
+      failedIn: null,
+      errorLocation: null,
+      source: loaded?.source,
       bag: new Subscription(),
       log: this.#log.child({ strategy: name }),
     };
@@ -209,7 +221,7 @@ export class StrategyRunner {
 
   #startOne(instance: Instance): void {
     const { strategy } = instance;
-    const fault = (error: unknown): void => this.#fail(instance, error);
+    const fault = (error: unknown): void => this.#fail(instance, error, 'in its stream');
     const scope: GuardScope = { fault, bag: instance.bag };
     instance.state = 'running';
     instance.startedAt = this.#options.clock.now();
@@ -245,7 +257,7 @@ export class StrategyRunner {
     }
     const stream = new GuardedObservable<OrderIntent>(scope, intents$ as Observable<OrderIntent>).pipe(
       catchError((error: unknown) => {
-        this.#fail(instance, error);
+        this.#fail(instance, error, 'in its stream');
         return EMPTY;
       }),
     );
@@ -288,10 +300,13 @@ export class StrategyRunner {
     this.#seenIds.add(intent.id);
   }
 
-  #fail(instance: Instance, error: unknown, where?: string): void {
+  #fail(instance: Instance, error: unknown, where: string): void {
     if (instance.state !== 'running' && instance.state !== 'pending') return;
     const message = error instanceof Error ? error.message : String(error);
-    instance.log.error({ err: error, strategy: instance.name }, `strategy ${instance.name} failed${where ? ` ${where}` : ''}; stopped: ${message}`);
+    instance.failedIn = where;
+    instance.errorLocation = errorLocation(error, instance.source);
+    const at = instance.errorLocation ? ` (${instance.errorLocation})` : '';
+    instance.log.error({ err: error }, `strategy ${instance.name} failed ${where}; stopped: ${message}${at}`);
     this.#end(instance, 'failed', message);
     this.#completeIfDone();
   }
@@ -327,6 +342,8 @@ export class StrategyRunner {
       startedAt: i.startedAt,
       endedAt: i.endedAt,
       error: i.error,
+      failedIn: i.failedIn,
+      errorLocation: i.errorLocation,
     };
   }
 }

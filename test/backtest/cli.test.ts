@@ -1,24 +1,7 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO, tempDir } from './helpers.js';
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `propbot …` as a real child process, from the build that `npm test` makes first. */
-function propbot(args: string[], cwd = REPO): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(REPO, 'bin/propbot.js'), ...args], { cwd, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { propbot, REPO, tempDir } from './helpers.js';
 
 const ORCL = path.join(REPO, 'backtest/data/pyalgotrade-orcl-2001-daily.csv');
 const COINBASE = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');

@@ -1,11 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export const REPO = path.resolve(__dirname, '../..');
-export const SHARED_DATA = path.resolve(REPO, '../shared/data');
-export const BTC_1M = path.join(SHARED_DATA, 'binance-btcusdt-1m-2021-04-20_2021-05-20.csv');
-export const ETH_1M = path.join(SHARED_DATA, 'binance-ethusdt-1m-2021-04-20_2021-05-20.csv');
 
 export function tempDir(prefix = 'pb-bt-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
@@ -19,7 +17,7 @@ export interface SynthCandle {
   close: string;
 }
 
-/** Write candles in the shared data's CSV layout. */
+/** Write candles in propbot's own CSV layout (`timestamp_ms,open,high,low,close,volume`). */
 export function writeCandles(dir: string, name: string, candles: readonly SynthCandle[]): string {
   const file = path.join(dir, name);
   writeFileSync(file, ['timestamp_ms,open,high,low,close,volume', ...candles.map((c) => `${c.time},${c.open},${c.high},${c.low},${c.close},1`)].join('\n') + '\n');
@@ -35,4 +33,20 @@ export function risingCandles(n: number, start = Date.UTC(2021, 0, 4)): SynthCan
     low: String(99.5 + 2 * i),
     close: String(101 + 2 * i),
   }));
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `propbot …` as a real child process, from the build that `npm test` makes first. */
+export function propbot(args: string[], cwd = REPO): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(REPO, 'bin/propbot.js'), ...args], { cwd, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

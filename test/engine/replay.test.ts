@@ -1,21 +1,16 @@
 /**
- * A day of real 1-minute BTC data (Binance BTCUSDT, 2021-04-20..) through the engine with a handful of
+ * Sixty days of real hourly BTC data (the shipped Coinbase file, from 2017-07) through the engine with a handful of
  * orders of every kind: the books balance to the last fp9 unit, and replaying the same inputs twice
  * gives byte-identical reads.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/api/exchange.js';
 import { paginate } from '../../src/api/exchange.js';
 import type { PositionEvent } from '../../src/api/types.js';
 import { dec } from '../../src/core/decimal.js';
 import { Engine } from '../../src/engine/index.js';
+import { COINBASE_BTC_1H, shippedCandles } from '../data.js';
 import { D } from './helpers.js';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CSV = path.resolve(repoRoot, '../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv');
 
 interface Candle {
   t: number;
@@ -25,12 +20,10 @@ interface Candle {
   c: string;
 }
 
-function loadDay(): Candle[] {
-  const lines = readFileSync(CSV, 'utf8').trim().split('\n').slice(1, 1 + 1440);
-  return lines.map((line) => {
-    const [t, o, h, l, c] = line.split(',');
-    return { t: Number(t), o: o!, h: h!, l: l!, c: c! };
-  });
+/** The first 60 days of the shipped Coinbase BTC hourly file. */
+async function loadDays(): Promise<Candle[]> {
+  const rows = await shippedCandles(COINBASE_BTC_1H, 1440);
+  return rows.map((r) => ({ t: r.time, o: r.open, h: r.high, l: r.low, c: r.close }));
 }
 
 /** Runs the scenario and returns every read as JSON plus the position events for the books check. */
@@ -47,7 +40,7 @@ async function scenario(candles: Candle[]): Promise<{ json: string; events: Posi
     const k = candles[i]!;
     const up = Number(k.c) >= Number(k.o);
     const path4 = up ? [k.o, k.l, k.h, k.c] : [k.o, k.h, k.l, k.c];
-    path4.forEach((p, j) => engine.setIndexPrice(m.id, dec(p), k.t + j * 15_000));
+    path4.forEach((p, j) => engine.setIndexPrice(m.id, dec(p), k.t + j * 900_000));
     const px = Number(k.c);
     if (i === 10) out.push(await order({ type: 'market', direction: 'long', amount: D(5000), leverage: D(5), stopTriggerPrice: D(Math.round(px * 0.97)), takeTriggerPrice: D(Math.round(px * 1.02)) }));
     if (i === 30) out.push(await order({ type: 'limit', direction: 'short', amount: D(3000), leverage: D(3), triggerPrice: D(Math.round(px * 1.003)) }));
@@ -90,8 +83,8 @@ async function scenario(candles: Candle[]): Promise<{ json: string; events: Posi
   return { json: JSON.stringify(out), events, balance: rs.currentBalance.toString(), initial: '100000' };
 }
 
-describe('replay of a day of real 1-minute BTC data', () => {
-  const candles = loadDay();
+describe('replay of sixty days of real hourly BTC data', async () => {
+  const candles = await loadDays();
 
   it('the books balance: balance = initial + Σ realised pnl − Σ fees ± Σ funding, to the last fp9 unit', async () => {
     const r = await scenario(candles);

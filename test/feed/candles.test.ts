@@ -6,7 +6,8 @@ import { dec } from '../../src/core/decimal.js';
 import { CandleBuilder, CandleStreams, MultiCandleBuilder, periodStart, toCandles } from '../../src/feed/candles.js';
 import { marketSnapshot, markStale } from '../../src/feed/snapshots.js';
 import { CANDLE_PERIOD_MS, CANDLE_PERIODS, type Candle, type CandlePeriod, type MarketSnapshot } from '../../src/feed/types.js';
-import { candleTicks, makeMarket, readCandles } from './fixtures.js';
+import { COINBASE_BTC_1H, shippedCandles } from '../data.js';
+import { candleTicks, makeMarket } from './fixtures.js';
 
 const T0 = Date.UTC(2021, 4, 19, 0, 0, 0);
 const MIN = 60_000;
@@ -79,20 +80,20 @@ describe('CandleBuilder', () => {
     expect(() => new CandleBuilder('BTC', '2m' as CandlePeriod)).toThrow(/expected one of 1m, 5m/);
   });
 
-  it('matches the 1h candles aggregated straight from real BTC 1m data', () => {
-    const rows = readCandles('binance-btcusdt-1m-2021-04-20_2021-05-20.csv', 3_000);
-    const b = new CandleBuilder('BTC', '1h');
+  it('matches the 4h candles aggregated straight from real BTC 1h data', async () => {
+    const rows = await shippedCandles(COINBASE_BTC_1H, 3_000);
+    const b = new CandleBuilder('BTC', '4h');
     const built: Candle[] = [];
     for (const row of rows) {
-      for (const tick of candleTicks(row)) {
+      for (const tick of candleTicks(row, 15 * MIN)) {
         const c = b.update(tick.time, dec(tick.price));
         if (c) built.push(c);
       }
     }
-    // Expected: group the 1m rows by UTC hour; the last (unfinished) hour is not emitted.
+    // Expected: group the 1h rows by 4-hour UTC block; the last (unfinished) block is not emitted.
     const groups = new Map<number, typeof rows>();
     for (const r of rows) {
-      const h = periodStart(r.time, '1h');
+      const h = periodStart(r.time, '4h');
       groups.set(h, [...(groups.get(h) ?? []), r]);
     }
     const hours = [...groups.keys()].slice(0, -1);
@@ -111,15 +112,14 @@ describe('CandleBuilder', () => {
 });
 
 describe('MultiCandleBuilder', () => {
-  it('builds every period in one pass, exactly as separate builders do (real data with its exchange gap)', () => {
-    // The file has a 285-minute gap after 2021-04-25 04:00; take a window across it.
-    const rows = readCandles('binance-btcusdt-1m-2021-04-20_2021-05-20.csv', 9_000);
+  it('builds every period in one pass, exactly as separate builders do (real hourly data)', async () => {
+    const rows = await shippedCandles(COINBASE_BTC_1H, 9_000);
     const multi = new MultiCandleBuilder('BTC');
     const singles = CANDLE_PERIODS.map((p) => new CandleBuilder('BTC', p));
     const fromMulti: Candle[] = [];
     const fromSingles: Candle[] = [];
     for (const row of rows) {
-      for (const tick of candleTicks(row)) {
+      for (const tick of candleTicks(row, 15 * MIN)) {
         const price = dec(tick.price);
         multi.update(tick.time, price, (c) => fromMulti.push(c));
         for (const s of singles) {
@@ -134,10 +134,10 @@ describe('MultiCandleBuilder', () => {
     expect(sort(fromMulti)).toEqual(sort(fromSingles));
     const daily = fromMulti.filter((c) => c.period === '1D');
     expect(daily.length).toBeGreaterThan(3);
-    // No synthetic 1m candles inside the gap.
+    // No synthetic 1m candles between prices, which come 15 minutes apart.
     const oneMinute = fromMulti.filter((c) => c.period === '1m');
-    const biggestStep = Math.max(...oneMinute.slice(1).map((c, i) => c.openTime - oneMinute[i]!.openTime));
-    expect(biggestStep).toBeGreaterThan(200 * MIN);
+    const smallestStep = Math.min(...oneMinute.slice(1).map((c, i) => c.openTime - oneMinute[i]!.openTime));
+    expect(smallestStep).toBe(15 * MIN);
   });
 
   it('agrees with single builders on random tick sequences', () => {

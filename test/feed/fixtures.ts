@@ -2,7 +2,6 @@
  * Test fixtures of the feed tests: decoded API objects and a fake Exchange that implements the few
  * reads a feed makes (the feed is the part under test; the exchange is only its input).
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Decimal } from 'decimal.js';
@@ -10,9 +9,9 @@ import { VirtualTimeScheduler } from 'rxjs';
 import type { FeedExchange } from '../../src/feed/polling-feed.js';
 import type { AccountEvent, Market, MarketQuery, Order, Position, RiskStatus } from '../../src/api/types.js';
 import { dec } from '../../src/core/decimal.js';
+import type { PlainCandle } from '../data.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const DATA_DIR = path.resolve(REPO_ROOT, '../shared/data');
 
 export function makeMarket(asset: string, price: Decimal | string, id = `market-${asset}`, fee = '0.00008'): Market {
   return {
@@ -161,29 +160,8 @@ export async function advanceTo(scheduler: VirtualTimeScheduler, frame: number):
   scheduler.frame = frame;
 }
 
-export interface CsvCandle {
-  time: number;
-  open: string;
-  high: string;
-  low: string;
-  close: string;
-}
-
-/** Rows of a `timestamp_ms,open,high,low,close,volume` file from ../shared/data. */
-export function readCandles(file: string, limit = Number.POSITIVE_INFINITY): CsvCandle[] {
-  const text = readFileSync(path.join(DATA_DIR, file), 'utf8');
-  const out: CsvCandle[] = [];
-  for (const line of text.split('\n')) {
-    if (out.length >= limit) break;
-    const cells = line.trim().split(',');
-    if (cells.length < 5 || !/^\d+$/.test(cells[0]!)) continue;
-    out.push({ time: Number(cells[0]), open: cells[1]!, high: cells[2]!, low: cells[3]!, close: cells[4]! });
-  }
-  return out;
-}
-
 /** The four snapshots a 1m candle becomes: open, then the nearer extreme, the other, close. */
-export function candleTicks(c: CsvCandle, stepMs = 15_000): { time: number; price: string }[] {
+export function candleTicks(c: PlainCandle, stepMs = 15_000): { time: number; price: string }[] {
   const up = Number(c.close) >= Number(c.open);
   const [first, second] = up ? [c.low, c.high] : [c.high, c.low];
   return [

@@ -1,7 +1,10 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataFileError, readCandleFile, type BadRow, type Gap } from '../../src/feed/files/index.js';
-import { collect, DATA, diagnostics, SHIPPED, tempDir } from './helpers.js';
+import { sharedFile } from '../data.js';
+import { collect, diagnostics, SHIPPED, tempDir } from './helpers.js';
+
+const BTC_1M = sharedFile('binance-btcusdt-1m-2021-04-20_2021-05-20.csv', 'the real 285-minute exchange gap');
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -9,9 +12,9 @@ afterAll(() => tmp.cleanup());
 const HEADER = 'timestamp_ms,open,high,low,close,volume\n';
 
 describe('gaps', () => {
-  it('finds the 285-minute exchange gap after 2021-04-25 04:00 in the BTC 1m file, and only it', async () => {
+  it.skipIf(!BTC_1M)('finds the 285-minute exchange gap after 2021-04-25 04:00 in the BTC 1m file, and only it', async () => {
     const d = diagnostics();
-    const reader = readCandleFile(path.join(DATA, 'binance-btcusdt-1m-2021-04-20_2021-05-20.csv'), d);
+    const reader = readCandleFile(BTC_1M!, d);
     await collect(reader);
     const gaps = d.list.filter((x): x is Gap => x.kind === 'gap');
     expect(gaps).toHaveLength(1);

@@ -5,8 +5,6 @@ import { fileURLToPath } from 'node:url';
 import type { CandleRow, Diagnostic } from '../../src/feed/files/index.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** The shared real-data folder, next to the checkout. */
-export const DATA = path.resolve(repoRoot, '../shared/data');
 export const SHIPPED = path.resolve(repoRoot, 'backtest/data');
 
 export function tempDir(): { dir: string; write(name: string, text: string): string; cleanup(): void } {

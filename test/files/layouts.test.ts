@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCandleFile, rowToCandle } from '../../src/feed/files/index.js';
-import { collect, DATA, diagnostics, SHIPPED, tempDir } from './helpers.js';
+import { ORCL_1D } from '../data.js';
+import { collect, diagnostics, SHIPPED, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -9,8 +10,8 @@ afterAll(() => tmp.cleanup());
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('propbot CSV layout (timestamp_ms,open,high,low,close,volume)', () => {
-  it('reads the Binance BTC 1m file oldest first with prices as the exact strings of the file', async () => {
-    const reader = readCandleFile(path.join(DATA, 'binance-btcusdt-1m-2021-04-20_2021-05-20.csv'));
+  it('reads the shipped ORCL daily file oldest first with prices as the exact strings of the file', async () => {
+    const reader = readCandleFile(ORCL_1D);
     expect(await reader.layout()).toBe('propbot-csv');
     let count = 0;
     let first: unknown;
@@ -24,12 +25,12 @@ describe('propbot CSV layout (timestamp_ms,open,high,low,close,volume)', () => {
       lastRow = row;
       count += 1;
     }
-    expect(count).toBe(42_915);
+    expect(count).toBe(248);
     expect(ordered).toBe(true);
-    expect(first).toEqual({ time: 1618951320000, open: '56738.76', high: '56840.3', low: '56733.23', close: '56813.98', volume: '50.9752', line: 2 });
-    // "40190.0" stays as written: no float round trip
-    expect(lastRow).toMatchObject({ time: 1621543200000, high: '40190.0', low: '40088.0', line: 42_916 });
-    expect(reader.summary).toMatchObject({ layout: 'propbot-csv', order: 'ascending', periodMs: 60_000, rows: 42_915, badRows: 0 });
+    expect(first).toEqual({ time: 978393600000, open: '29.56', high: '29.75', low: '25.62', close: '26.37', volume: '46285300', line: 2 });
+    // "13.80" stays as written: no float round trip
+    expect(lastRow).toMatchObject({ time: 1009756800000, high: '14.23', low: '13.80', line: 249 });
+    expect(reader.summary).toMatchObject({ layout: 'propbot-csv', order: 'ascending', periodMs: 86_400_000, rows: 248, badRows: 0 });
   });
 
   it('reads the shipped PyAlgoTrade daily file, inferring a one-day period', async () => {

@@ -1,7 +1,12 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mergeByTime, readCandleFile, type CandleRow } from '../../src/feed/files/index.js';
-import { DATA } from './helpers.js';
+import { sharedFile } from '../data.js';
+
+const WHY = 'merging two real markets minute by minute';
+const BTC_1M = sharedFile('binance-btcusdt-1m-2021-04-20_2021-05-20.csv', WHY);
+// Asked only when the first is there, so a fresh clone prints one line.
+const ETH_1M = BTC_1M && sharedFile('binance-ethusdt-1m-2021-04-20_2021-05-20.csv', WHY);
 
 async function* rows(times: number[]): AsyncGenerator<{ time: number; tag: string }> {
   for (const [i, time] of times.entries()) yield { time, tag: `${time}#${i}` };
@@ -27,9 +32,9 @@ describe('mergeByTime', () => {
     await expect(run()).rejects.toThrow('source 1 (BTC) went back in time: 1 after 2');
   });
 
-  it('merges the real BTC and ETH 1m files into one time-ordered stream', async () => {
-    const btc = readCandleFile(path.join(DATA, 'binance-btcusdt-1m-2021-04-20_2021-05-20.csv'));
-    const eth = readCandleFile(path.join(DATA, 'binance-ethusdt-1m-2021-04-20_2021-05-20.csv'));
+  it.skipIf(!BTC_1M || !ETH_1M)('merges the real BTC and ETH 1m files into one time-ordered stream', async () => {
+    const btc = readCandleFile(BTC_1M!);
+    const eth = readCandleFile(ETH_1M!);
     let prev: { time: number; source: number } | undefined;
     let ordered = true;
     const counts = [0, 0];

@@ -2,7 +2,9 @@ import { appendFileSync, copyFileSync, openSync, readFileSync, closeSync, writeS
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCandleFile } from '../../src/feed/files/index.js';
-import { DATA, SHIPPED, tempDir } from './helpers.js';
+import { writeCandles } from '../backtest/helpers.js';
+import { COINBASE_BTC_1H, shippedCandles } from '../data.js';
+import { SHIPPED, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -10,23 +12,26 @@ afterAll(() => tmp.cleanup());
 // These tests prove the readers stream: they change the file AFTER the first row was yielded and
 // see the change come out at the end. A reader that loaded the file before yielding could not.
 describe('streaming (memory does not grow with the file)', () => {
-  it('yields the first of 42,915 BTC rows before it has read the end of the file', async () => {
-    const file = path.join(tmp.dir, 'btc.csv');
-    copyFileSync(path.join(DATA, 'binance-btcusdt-1m-2021-04-20_2021-05-20.csv'), file);
+  it('yields the first of 20,106 BTC rows before it has read the end of the file', async () => {
+    // The shipped hourly candles, oldest first in propbot's own layout (about 1 MB).
+    const hours = await shippedCandles(COINBASE_BTC_1H);
+    expect(hours).toHaveLength(20_106);
+    const file = writeCandles(tmp.dir, 'btc.csv', hours);
     const iterator = readCandleFile(file)[Symbol.asyncIterator]();
     const first = await iterator.next();
     expect(first.done).toBe(false);
     expect(first.value).toMatchObject({ line: 2 });
     // appended after the first row came out: only a streaming reader can still see it
-    appendFileSync(file, '1621543260000,40123.96,40150.00,40100.00,40140.00,1.5\n');
+    const next = hours.at(-1)!.time + 3_600_000;
+    appendFileSync(file, `${next},8035.88,8040.00,8030.00,8040.00,1.5\n`);
     let last;
     let count = 1;
     for (let r = await iterator.next(); !r.done; r = await iterator.next()) {
       last = r.value;
       count += 1;
     }
-    expect(count).toBe(42_916);
-    expect(last).toMatchObject({ time: 1621543260000, close: '40140.00', line: 42_917 });
+    expect(count).toBe(20_107);
+    expect(last).toMatchObject({ time: next, close: '8040.00', line: 20_108 });
   });
 
   it('reads a newest-first file backwards in chunks: the top of the file is read after the first row', async () => {
@@ -64,7 +69,7 @@ describe('streaming (memory does not grow with the file)', () => {
   });
 
   it('closes the file when the consumer stops early', async () => {
-    const reader = readCandleFile(path.join(DATA, 'binance-ethusdt-1m-2021-04-20_2021-05-20.csv'));
+    const reader = readCandleFile(COINBASE_BTC_1H);
     let n = 0;
     for await (const _ of reader) {
       if (++n === 20) break;

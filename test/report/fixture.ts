@@ -1,17 +1,16 @@
 /**
- * A backtest result built from real candles (the BTC 1m file): a position of 0.1 BTC alternating
- * long and short every 6 hours, equity sampled each minute, fees at 0.008% per side. The numbers are
+ * A backtest result built from real candles (the shipped Coinbase BTC hourly file): a position of 0.1 BTC
+ * alternating long and short every 360 candles, equity sampled each candle, fees at 0.008% per side. The numbers are
  * computed here with Decimal, independently of the report code, so tests can check the report
  * against them.
  */
-import path from 'node:path';
 import { Dec, ZERO } from '../../src/core/decimal.js';
 import type { Decimal } from 'decimal.js';
 import { readCandleFile } from '../../src/feed/files/index.js';
 import type { BacktestResult, EquitySample, FillRecord, PriceCandle, TradeRecord } from '../../src/report/index.js';
-import { DATA } from '../files/helpers.js';
+import { COINBASE_BTC_1H } from '../data.js';
 
-export async function btcResult(minutes: number, options: { hourlyPrices?: boolean } = {}): Promise<BacktestResult> {
+export async function btcResult(count: number): Promise<BacktestResult> {
   const initial = new Dec(10_000);
   const size = new Dec('0.1');
   const feeRate = new Dec('0.00008');
@@ -23,8 +22,8 @@ export async function btcResult(minutes: number, options: { hourlyPrices?: boole
   let open: { direction: 'long' | 'short'; entry: Decimal; at: number; fee: Decimal; id: string } | undefined;
   let n = 0;
   let k = 0;
-  for await (const row of readCandleFile(path.join(DATA, 'binance-btcusdt-1m-2021-04-20_2021-05-20.csv'))) {
-    if (n >= minutes) break;
+  for await (const row of readCandleFile(COINBASE_BTC_1H)) {
+    if (n >= count) break;
     const price = new Dec(row.close);
     candles.push({ time: row.time, open: new Dec(row.open), high: new Dec(row.high), low: new Dec(row.low), close: price });
     if (n % 360 === 30 && !open) {
@@ -60,16 +59,6 @@ export async function btcResult(minutes: number, options: { hourlyPrices?: boole
     equity.push({ time: row.time, equity: balance.plus(unrealised) });
     n += 1;
   }
-  const hourly: PriceCandle[] = [];
-  if (options.hourlyPrices) {
-    for (const c of candles) {
-      const h = Math.floor(c.time / 3_600_000) * 3_600_000;
-      const last = hourly.at(-1);
-      if (last && last.time === h) {
-        hourly[hourly.length - 1] = { time: h, open: last.open, high: Dec.max(last.high, c.high), low: Dec.min(last.low, c.low), close: c.close };
-      } else hourly.push({ ...c, time: h });
-    }
-  }
   return {
     name: 'BTC <alternating> & "co"',
     strategy: 'fixture-alternator',
@@ -94,6 +83,6 @@ export async function btcResult(minutes: number, options: { hourlyPrices?: boole
       profitableDayPct: new Dec('0.5'),
       failure: null,
     },
-    prices: [{ market: 'BTC', candles: options.hourlyPrices ? hourly : candles }],
+    prices: [{ market: 'BTC', candles }],
   };
 }

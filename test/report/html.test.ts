@@ -64,7 +64,7 @@ describe('renderReportHtml', () => {
   it('carries candles, fill markers, equity, drawdown, floors and days for the charts', () => {
     const data = pageData(renderReportHtml(small));
     expect(data.markets[0]!.candles).toHaveLength(600);
-    // 600 minutes: long opened at minute 30 (a buy), closed at 300 (a sell), short opened at 390 (a sell)
+    // 600 candles: long opened at candle 30 (a buy), closed at 300 (a sell), short opened at 390 (a sell)
     expect(data.markets[0]!.markers.map((m) => [m.time * 1000, m.position, m.text])).toEqual([
       [small.fills[0]!.time, 'belowBar', 'L open'],
       [small.fills[1]!.time, 'aboveBar', 'L close'],

@@ -6,8 +6,6 @@
  * minutes, are gaps.
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Decimal } from 'decimal.js';
 import { Dec } from '../../src/core/decimal.js';
 import { Engine } from '../../src/engine/index.js';
@@ -15,9 +13,9 @@ import type { Direction, Position } from '../../src/api/types.js';
 import { RiskGuard } from '../../src/risk/index.js';
 import type { OrderIntent } from '../../src/strategy/intents.js';
 import { fromRaw, toRaw } from '../../src/risk/fixed.js';
+import { sharedFile } from '../data.js';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BTC_CSV = path.resolve(REPO, '../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv');
+export const BTC_CSV = sharedFile('binance-btcusdt-1m-2021-04-20_2021-05-20.csv', 'the guard through the real May 2021 crash');
 
 export interface Candle {
   readonly t: number;
@@ -30,7 +28,7 @@ export interface Candle {
 let cache: Candle[] | undefined;
 export function loadCandles(): Candle[] {
   if (cache) return cache;
-  const lines = readFileSync(BTC_CSV, 'utf8').trim().split('\n').slice(1);
+  const lines = readFileSync(BTC_CSV!, 'utf8').trim().split('\n').slice(1);
   cache = lines.map((line) => {
     const [t, o, h, l, c] = line.split(',');
     return { t: Number(t), o: toRaw(new Dec(o!)), h: toRaw(new Dec(h!)), l: toRaw(new Dec(l!)), c: toRaw(new Dec(c!)) };

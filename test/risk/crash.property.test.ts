@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DEFAULT_RISK_GUARD_CONFIG } from '../../src/risk/index.js';
 import { toRaw } from '../../src/risk/fixed.js';
-import { runOverCandles, type PlanAction, type RunResult } from './crash-harness.js';
+import { BTC_CSV, runOverCandles, type PlanAction, type RunResult } from './crash-harness.js';
 
 const STEP = 2_000_000n; // 0.2% in fp9
 const ADVERSE = toRaw(DEFAULT_RISK_GUARD_CONFIG.drawdown.maxAdverseMove);
@@ -45,7 +45,7 @@ function account(r: RunResult, from: number): void {
   totals.excused.push(`${where}: gap of ${Number(p.move) / 1e7}%`);
 }
 
-describe('guard + local engine over the May 2021 BTC crash (property)', () => {
+describe.skipIf(!BTC_CSV)('guard + local engine over the May 2021 BTC crash (property)', () => {
   it('the step ratio of the path is within the stop slippage the guard assumes', () => {
     expect(STEP <= SLIPPAGE).toBe(true);
   });

@@ -4,7 +4,6 @@
  * (risk, positions, orders and market snapshots published): equity, balance, free balance, day-start
  * equity, the daily and total floors and the open notional per market and side, to the fp9 unit.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { EMPTY, mergeMap, of } from 'rxjs';
@@ -17,7 +16,10 @@ import { fromRaw } from '../../src/risk/fixed.js';
 import { defineStrategy } from '../../src/strategy/define.js';
 import type { CandlePeriod } from '../../src/feed/types.js';
 import type { OrderIntent } from '../../src/strategy/intents.js';
-import { BTC_1M, REPO } from '../backtest/helpers.js';
+import { REPO } from '../backtest/helpers.js';
+import { sharedFile } from '../data.js';
+
+const BTC_1M = sharedFile('binance-btcusdt-1m-2021-04-20_2021-05-20.csv', 'the guard against the engine through the May 2021 crash');
 
 interface Action {
   readonly candle: number;
@@ -184,8 +186,8 @@ describe('the guard sees the account as the engine does (property, real data)', 
     4,
   );
 
-  if (!existsSync(BTC_1M)) {
-    it.skip(`BTC May 2021 crash: needs ${path.relative(REPO, BTC_1M)} (../shared absent)`, () => undefined);
+  if (BTC_1M === undefined) {
+    it.skip('BTC May 2021 crash: needs ../shared/data (GPL-3.0, not shipped)', () => undefined);
   } else {
     property(
       {

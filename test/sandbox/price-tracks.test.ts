@@ -2,12 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writeCandles } from '../backtest/helpers.js';
+import { COINBASE_BTC_1H, ORCL_1D, shippedCandles } from '../data.js';
 import { Dec } from '../../src/core/decimal.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { CandleReplayTrack, inferCandleMs, RandomWalkTrack, readCandleFile } from '../../src/sandbox/price-tracks.js';
 import { SandboxClock } from '../../src/sandbox/sandbox-clock.js';
 
-const DATA = path.resolve(import.meta.dirname, '../../../shared/data');
 
 describe('random walk', () => {
   const options = { initial: new Dec('100'), stepMs: 1000, volatility: new Dec('0.01'), decimals: 2, seed: 's' };
@@ -54,13 +55,15 @@ describe('candle replay', () => {
     expect(t.pointsUntil(8).map((p) => p.price.toNumber())).toEqual([9, 14, 13, 10, 9, 14, 13, 10]);
   });
 
-  it('reads the real candle files and infers their period', () => {
-    const candles = readCandleFile(path.join(DATA, 'pyalgotrade-orcl-2001-daily.csv'), 'k');
+  it('reads the real candle files and infers their period', async () => {
+    const candles = readCandleFile(ORCL_1D, 'k');
     expect(candles.length).toBe(248);
     expect(inferCandleMs(candles)).toBe(86_400_000);
-    const minute = readCandleFile(path.join(DATA, 'binance-btcusdt-1m-2021-04-20_2021-05-20.csv'), 'k');
-    expect(inferCandleMs(minute)).toBe(60_000);
-    expect(minute[0]!.open).toBe('56738.76');
+    // The sandbox reads propbot's own layout: the shipped hourly candles, written in it.
+    const file = writeCandles(mkdtempSync(path.join(tmpdir(), 'propbot-candles-')), 'btc-1h.csv', await shippedCandles(COINBASE_BTC_1H, 100));
+    const hourly = readCandleFile(file, 'k');
+    expect(inferCandleMs(hourly)).toBe(3_600_000);
+    expect(hourly[0]!.open).toBe('2505.56');
   });
 
   it('names the file, line and column of a bad row', () => {

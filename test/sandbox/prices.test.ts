@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ORCL_1D } from '../data.js';
 import { HttpExchange } from '../../src/api/client.js';
 import { Dec } from '../../src/core/decimal.js';
 import { parseSandboxConfig } from '../../src/sandbox/config.js';
@@ -7,9 +8,8 @@ import { readCandleFile } from '../../src/sandbox/price-tracks.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { admin } from './helpers.js';
 
-const DATA = path.resolve(import.meta.dirname, '../../../shared/data');
-// Real daily candles (read from the shared data folder, not shipped).
-const BTC_FILE = path.join(DATA, 'pyalgotrade-orcl-2001-daily.csv');
+// Real daily candles, shipped with the project.
+const BTC_FILE = ORCL_1D;
 
 function config(clock: string, price: string) {
   return parseSandboxConfig(`adminToken: admin-token-test

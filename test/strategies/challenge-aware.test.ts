@@ -39,7 +39,7 @@ describe('strategies/challenge-aware.ts', () => {
   it('sizes its entries by the headroom on a challenge account in the engine', async () => {
     const run = await runThroughEngine({
       strategy: 'challenge-aware.ts',
-      params: { period: '5m', fast: 5, slow: 15, atrPeriod: 14, headroomShare: '0.25', leverage: '5' },
+      params: { period: '1h', fast: 5, slow: 15, atrPeriod: 14, headroomShare: '0.25', leverage: '5' },
       rows: 1440,
       accountType: 'real',
       initialBalance: '100000',
@@ -53,9 +53,10 @@ describe('strategies/challenge-aware.ts', () => {
     expect(first.sizedBy).toMatchObject({ kind: 'risk', share: '0.0125', equity: '100000' });
     for (const { intent } of opens) {
       const s = (intent as Extract<OrderIntent, { kind: 'open' }>).sizedBy as unknown as { share: string; equity: string; lossAtStop: string };
-      // Never more than a quarter of the headroom (≤ 5000 on this account) at the stop.
+      // Never more than a quarter of the headroom at the stop; the headroom is at most the equity above
+      // the total floor (90000 on this account), whatever the daily floor.
       expect(dec(s.lossAtStop).lte(dec(s.equity).times(s.share))).toBe(true);
-      expect(dec(s.lossAtStop).lte(1250)).toBe(true);
+      expect(dec(s.lossAtStop).lte(dec(s.equity).minus(90000).times('0.25'))).toBe(true);
     }
     expect(run.engine.getAccount(run.accountId)!.status).not.toBe('failed');
   });

@@ -6,7 +6,7 @@ describe('strategies/donchian-breakout.ts through the engine', () => {
   it('enters breakouts with ATR stops sized by risk, and the engine fills them', async () => {
     const run = await runThroughEngine({
       strategy: 'donchian-breakout.ts',
-      params: { period: '5m', channel: 20, exitChannel: 10, atrPeriod: 14, atrMultiplier: '2', risk: '0.005', leverage: '5' },
+      params: { period: '1h', channel: 20, exitChannel: 10, atrPeriod: 14, atrMultiplier: '2', risk: '0.005', leverage: '5' },
       rows: 1440,
     });
     expect(run.status.state).toBe('running');

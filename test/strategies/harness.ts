@@ -17,16 +17,17 @@ import { SnapshotPump } from '../../src/feed/snapshot-pump.js';
 import type { OrderIntent } from '../../src/strategy/intents.js';
 import { loadStrategy } from '../../src/strategy/loader.js';
 import { StrategyRunner, type StrategyStatus } from '../../src/strategy/runner.js';
-import { candleTicks, readCandles, REPO_ROOT } from '../feed/fixtures.js';
+import { COINBASE_BTC_1H, shippedCandles } from '../data.js';
+import { candleTicks, REPO_ROOT } from '../feed/fixtures.js';
 
 export interface EngineRunOptions {
   /** File under strategies/. */
   strategy: string;
   params?: Record<string, unknown>;
   asset?: string;
-  /** CSV under ../shared/data. */
+  /** A shipped candle file; default the Coinbase BTC hourly file. */
   data?: string;
-  /** First row and number of 1m rows to replay. */
+  /** First row and number of rows to replay. */
   from?: number;
   rows: number;
   accountType?: AccountType;
@@ -53,10 +54,10 @@ export interface EngineRunResult {
 
 export async function runThroughEngine(options: EngineRunOptions): Promise<EngineRunResult> {
   const asset = options.asset ?? 'BTC';
-  const rows = readCandles(options.data ?? 'binance-btcusdt-1m-2021-04-20_2021-05-20.csv', (options.from ?? 0) + options.rows).slice(
-    options.from ?? 0,
-  );
+  const rows = (await shippedCandles(options.data ?? COINBASE_BTC_1H, (options.from ?? 0) + options.rows)).slice(options.from ?? 0);
   const start = rows[0]!.time;
+  // Four prices per candle, spread over its period.
+  const step = (rows[1]!.time - start) / 4;
   const engine = new Engine({ startMs: start - 1, seed: 'strategy-test' });
   const market = engine.addMarket({ baseAsset: asset, price: dec(rows[0]!.open) });
   const userId = engine.addUser('trader');
@@ -90,11 +91,11 @@ export async function runThroughEngine(options: EngineRunOptions): Promise<Engin
   const refused: Refusal[] = [];
   for (const row of rows) {
     let first = true;
-    for (const tick of candleTicks(row)) {
+    for (const tick of candleTicks(row, step)) {
       clock.set(tick.time);
       engine.setIndexPrice(market.id, dec(tick.price), tick.time);
-      // Account state before the minute's first price (where candles close and strategies decide);
-      // within the minute only the price moves the strategy.
+      // Account state before the candle's first price (where candles close and strategies decide);
+      // within the candle only the price moves the strategy.
       await pump.publish({ accounts: first });
       first = false;
       if (queue.length === 0) continue;

@@ -5,7 +5,7 @@ describe('strategies/mean-reversion.ts through the engine', () => {
   it('fades band breaks with RSI confirmation and takes profit at the middle band', async () => {
     const run = await runThroughEngine({
       strategy: 'mean-reversion.ts',
-      params: { period: '1m', bands: 20, deviations: 2, rsiPeriod: 14, oversold: 30, overbought: 70, amount: '1000', leverage: '2' },
+      params: { period: '1h', bands: 20, deviations: 2, rsiPeriod: 14, oversold: 30, overbought: 70, amount: '1000', leverage: '2' },
       rows: 1440,
     });
     expect(run.status.state).toBe('running');

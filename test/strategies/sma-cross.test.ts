@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { runThroughEngine } from './harness.js';
 
 describe('strategies/sma-cross.ts through the engine', () => {
-  it('turns crossovers on a day of real BTC 1m data into orders the engine fills', async () => {
+  it('turns crossovers on two months of real BTC hourly data into orders the engine fills', async () => {
     const run = await runThroughEngine({
       strategy: 'sma-cross.ts',
-      params: { period: '5m', fast: 5, slow: 20, amount: '2000', leverage: '2', stopPercent: '0.02' },
+      params: { period: '1h', fast: 5, slow: 20, amount: '2000', leverage: '2', stopPercent: '0.02' },
       rows: 1440,
     });
     expect(run.status.state).toBe('running');

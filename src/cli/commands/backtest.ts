@@ -1,26 +1,10 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { Option, type Command } from 'commander';
-import type { Decimal } from 'decimal.js';
-import { ConfigError } from '../../core/errors.js';
 import { collect, parseDateArg, parseDecimalArg, parseJsonObjectArg } from '../args.js';
+import { LOG_LEVELS } from '../../runtime/scenario.js';
+import type { BacktestCliOptions } from '../scenario-args.js';
 
-interface BacktestCliOptions {
-  strategy?: string;
-  data?: string[];
-  market?: string;
-  from?: number;
-  to?: number;
-  params?: Record<string, unknown>;
-  param?: string[];
-  preset?: 'default' | 'zero-cost';
-  balance?: Decimal;
-  phase?: string;
-  out?: string;
-  json?: boolean;
-  progress?: boolean;
-  html?: boolean;
-}
+// `propbot sweep` takes the same flags.
+export type { BacktestCliOptions };
 
 /**
  * `propbot backtest`: replay candle files through the local engine with the very strategies, guard and
@@ -35,6 +19,9 @@ export function registerBacktest(program: Command): void {
     .option('--out <dir>', 'where report.json and report.html go (default out/<name>)')
     .option('--json', 'print report.json to stdout instead of the summary table')
     .option('--no-progress', 'no progress bar even on a terminal')
+    .addOption(
+      new Option('--log <level>', 'log to stderr, in market time: info adds ctx.log lines, intents, decisions and guard orders (default warn: warnings and strategy errors)').choices(LOG_LEVELS),
+    )
     .action(async (scenarioFile: string | undefined, opts: BacktestCliOptions) => {
       const { runBacktestCommand } = await import('../backtest-run.js');
       process.exitCode = await runBacktestCommand(scenarioFile, opts);
@@ -54,20 +41,4 @@ export function addScenarioOptions(command: Command): Command {
     .addOption(new Option('--preset <name>', 'engine costs: the platform defaults, or none at all').choices(['default', 'zero-cost']))
     .option('--balance <amount>', 'initial balance of the account (default 100000)', parseDecimalArg)
     .option('--phase <phase>', 'challenge phase of the account (default active_evaluation)');
-}
-
-export type { BacktestCliOptions };
-
-/** Split `--data` values into (asset?, file) pairs. */
-export function parseDataArgs(values: readonly string[]): Array<{ asset?: string; file: string }> {
-  const out: Array<{ asset?: string; file: string }> = [];
-  for (const value of values) {
-    for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
-      const m = /^([A-Za-z0-9._-]{1,20})=(.+)$/.exec(item);
-      const entry = m && !existsSync(item) ? { asset: m[1]!.toUpperCase(), file: m[2]! } : { file: item };
-      out.push({ ...entry, file: path.resolve(entry.file) });
-    }
-  }
-  if (out.length === 0) throw new ConfigError('--data', 'expected at least one candle file');
-  return out;
 }

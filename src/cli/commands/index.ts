@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { registerBacktest } from './backtest.js';
+import { registerNew } from './new.js';
 import { registerRun } from './run.js';
 import { registerSandbox } from './sandbox.js';
+import { registerStrategies } from './strategies.js';
 import { registerSweep } from './sweep.js';
 
 /** Every subcommand registers itself on the program; add new ones here. */
@@ -10,4 +12,6 @@ export const COMMANDS: Array<(program: Command) => void> = [
   registerBacktest,
   registerSandbox,
   registerSweep,
+  registerStrategies,
+  registerNew,
 ];

@@ -1,0 +1,41 @@
+/**
+ * What `propbot backtest` and `propbot sweep` read from their flags, and the parsing both share. It sits
+ * below the command files and their run bodies so that each imports it and neither imports the other.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Decimal } from 'decimal.js';
+import { ConfigError } from '../core/errors.js';
+import type { LogLevel } from '../runtime/scenario.js';
+
+export interface BacktestCliOptions {
+  strategy?: string;
+  data?: string[];
+  market?: string;
+  from?: number;
+  to?: number;
+  params?: Record<string, unknown>;
+  param?: string[];
+  preset?: 'default' | 'zero-cost';
+  balance?: Decimal;
+  phase?: string;
+  out?: string;
+  json?: boolean;
+  progress?: boolean;
+  html?: boolean;
+  log?: LogLevel;
+}
+
+/** Split `--data` values into (asset?, file) pairs. */
+export function parseDataArgs(values: readonly string[]): Array<{ asset?: string; file: string }> {
+  const out: Array<{ asset?: string; file: string }> = [];
+  for (const value of values) {
+    for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const m = /^([A-Za-z0-9._-]{1,20})=(.+)$/.exec(item);
+      const entry = m && !existsSync(item) ? { asset: m[1]!.toUpperCase(), file: m[2]! } : { file: item };
+      out.push({ ...entry, file: path.resolve(entry.file) });
+    }
+  }
+  if (out.length === 0) throw new ConfigError('--data', 'expected at least one candle file');
+  return out;
+}

@@ -1,0 +1,129 @@
+/**
+ * What a new user sees when a backtest cannot run or its strategy breaks: `propbot backtest` as a real
+ * child process, from a folder outside the repository.
+ */
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { propbot, REPO, tempDir } from './helpers.js';
+
+describe('propbot backtest: a data file that is not there', () => {
+  it('the shipped May 2021 scenario says, before it starts, which file it needs and where to get it', async () => {
+    // Copied away from the checkout, its ../shared path leads nowhere, as on a fresh clone.
+    const dir = tempDir();
+    const scenario = path.join(dir, 'may-2021-crash.yaml');
+    copyFileSync(path.join(REPO, 'backtest/may-2021-crash.yaml'), scenario);
+    const r = await propbot(['backtest', scenario], dir);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`${scenario}: data.0.file: data file not found: ${path.resolve(dir, '../../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv')}`);
+    expect(r.stderr).toContain('https://github.com/tooyipjee/freqtrade');
+    expect(r.stderr).toContain('BTC_USDT-1m.json');
+  });
+
+  it('a scenario without a source still names the key and the file', async () => {
+    const dir = tempDir();
+    const scenario = path.join(dir, 's.yaml');
+    writeFileSync(scenario, 'strategy:\n  use: sma-cross\ndata:\n  - asset: BTC\n    file: ./missing.csv\n');
+    const r = await propbot(['backtest', scenario], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`propbot: ${scenario}: data.0.file: data file not found: ${path.join(dir, 'missing.csv')}`);
+  });
+});
+
+const ORCL = path.join(REPO, 'backtest/data/pyalgotrade-orcl-2001-daily.csv');
+
+/** A plugin that logs each daily close and throws on the fifth candle (line 13 of the file). */
+const STREAM_THROWER = `import { defineStrategy, rx } from 'propbot';
+
+export default defineStrategy({
+  name: 'thrower',
+  version: '1.0.0',
+  assets: ['ORCL'],
+  setup(ctx) {
+    let n: number = 0;
+    return ctx.candles('ORCL', '1D').pipe(
+      rx.mergeMap((candle) => {
+        n += 1;
+        ctx.log.info({ close: candle.close.toString() }, \`candle \${n}\`);
+        if (n === 5) throw new Error(\`boom on candle \${n}\`);
+        return [];
+      }),
+    );
+  },
+});
+`;
+
+describe('propbot backtest: a strategy that throws', () => {
+  it('in its stream: exit 1 naming the strategy, the message and the line; report.json and the HTML say so', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'thrower.ts'), STREAM_THROWER);
+    const out = path.join(dir, 'out');
+    const r = await propbot(['backtest', '--strategy', './thrower.ts', '--data', `ORCL=${ORCL}`, '--out', out], dir);
+    expect(r.code).toBe(1);
+    // The fifth daily candle closes at the first price of 2001-01-09 (the market time of the throw).
+    const line = `propbot: strategy thrower failed in its stream at 2001-01-09T00:00:00.000Z (market time) and was stopped: boom on candle 5 (${path.join(dir, 'thrower.ts')}:13:28)`;
+    expect(r.stderr.split('\n')).toContain(line);
+    expect(r.stdout).toMatch(/^strategy errors\s+thrower failed in its stream/m);
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
+    expect(report.failures).toEqual([
+      { strategy: 'thrower', at: '2001-01-09T00:00:00.000Z', failedIn: 'in its stream', message: 'boom on candle 5', location: `${path.join(dir, 'thrower.ts')}:13:28` },
+    ]);
+    const html = readFileSync(path.join(out, 'report.html'), 'utf8');
+    expect(html).toMatch(/<div class="banner" id="strategy-failures" role="alert">.*thrower<\/b> failed in its stream at .*boom on candle 5/);
+  });
+
+  it('in setup: exit 1 with the line of the throw in the .mts file', async () => {
+    const dir = tempDir();
+    writeFileSync(
+      path.join(dir, 'setup.mts'),
+      "import { defineStrategy } from 'propbot';\n\nexport default defineStrategy({\n  name: 'bad-setup', version: '1.0.0', assets: ['ORCL'],\n  setup(): never {\n    throw new RangeError('setup went wrong');\n  },\n});\n",
+    );
+    const r = await propbot(['backtest', '--strategy', './setup.mts', '--data', `ORCL=${ORCL}`, '--out', path.join(dir, 'out'), '--json'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`propbot: strategy bad-setup failed in setup at 2001-01-02T00:00:00.000Z (market time) and was stopped: setup went wrong (${path.join(dir, 'setup.mts')}:6:11)`);
+    expect(JSON.parse(r.stdout).failures).toHaveLength(1);
+  });
+
+  it('at load: exit 2 before the run, with the message and the line', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'load.ts'), "import { defineStrategy } from 'propbot';\nconst table: Record<string, number> = {};\nif (table['x'] === undefined) throw new Error('cannot start: no table');\nexport default defineStrategy({ name: 'never', version: '1.0.0', assets: ['ORCL'], setup: () => { throw 1; } });\n");
+    const r = await propbot(['backtest', '--strategy', './load.ts', '--data', `ORCL=${ORCL}`, '--out', path.join(dir, 'out')], dir);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim()).toBe(`propbot: strategy: ${path.join(dir, 'load.ts')}: failed to load: cannot start: no table (${path.join(dir, 'load.ts')}:3:37)`);
+  });
+});
+
+describe('propbot backtest --log', () => {
+  const logLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; time: string; msg: string; strategy?: string });
+
+  it('shows ctx.log lines and intents in market time at info; by default only warnings and strategy errors', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'thrower.ts'), STREAM_THROWER);
+    const args = ['backtest', '--strategy', './thrower.ts', '--data', `ORCL=${ORCL}`, '--out', path.join(dir, 'out')];
+    const info = logLines((await propbot([...args, '--log', 'info'], dir)).stderr);
+    expect(info.filter((l) => l.msg.startsWith('candle ')).map((l) => [l.time, l.msg])).toEqual([
+      ['2001-01-03T00:00:00.000Z', 'candle 1'],
+      ['2001-01-04T00:00:00.000Z', 'candle 2'],
+      ['2001-01-05T00:00:00.000Z', 'candle 3'],
+      ['2001-01-08T00:00:00.000Z', 'candle 4'],
+      ['2001-01-09T00:00:00.000Z', 'candle 5'],
+    ]);
+    const quiet = logLines((await propbot(args, dir)).stderr);
+    expect(quiet.map((l) => [l.level, l.time, l.msg])).toEqual([[50, '2001-01-09T00:00:00.000Z', `strategy thrower failed in its stream; stopped: boom on candle 5 (${path.join(dir, 'thrower.ts')}:13:28)`]]);
+  });
+
+  it('takes `log:` from a scenario file, and shows the intents the pipeline receives', async () => {
+    const dir = tempDir();
+    const scenario = path.join(dir, 's.yaml');
+    writeFileSync(scenario, `strategy:\n  use: sma-cross\n  params: { asset: ORCL, period: 1D, fast: 5, slow: 20, leverage: '1' }\ndata:\n  - { asset: ORCL, file: ${JSON.stringify(ORCL)} }\nout: ./out\nlog: info\n`);
+    const r = await propbot(['backtest', scenario], dir);
+    expect(r.code).toBe(0);
+    const intents = logLines(r.stderr).filter((l) => / sma-cross: open /.test(l.msg));
+    expect(intents.length).toBeGreaterThan(0);
+    // In market time: inside 2001, not today.
+    for (const l of intents) expect(l.time.startsWith('2001-')).toBe(true);
+    expect(logLines(r.stderr).some((l) => l.strategy === 'sma-cross' && l.msg.includes('fast average crossed'))).toBe(true);
+  });
+});
