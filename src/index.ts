@@ -95,10 +95,13 @@ export type {
   MergeSource,
   MergedRow,
 } from './feed/files/index.js';
-export { buildReportJson, renderReportHtml, writeReport, computeMetrics, computeChallenge } from './report/index.js';
+export { buildReportJson, renderReportHtml, writeReport, computeMetrics, computeChallenge, ORIGIN_KINDS } from './report/index.js';
 export type {
   BacktestResult,
   FillRecord,
+  GuardActionRecord,
+  Origin,
+  OriginKind,
   DenialRecord,
   FundingRecord,
   PerfInfo,

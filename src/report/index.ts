@@ -7,6 +7,7 @@ export type {
   FillRecord,
   FloorPoint,
   FundingRecord,
+  GuardActionRecord,
   PerfInfo,
   PriceCandle,
   PriceSeries,
@@ -22,12 +23,15 @@ export {
   sharpeRatio,
   sortinoRatio,
   tradeStats,
+  stopStats,
   utcDay,
   DAYS_PER_YEAR,
   type Drawdown,
   type ReportMetrics,
   type TradeStats,
+  type StopStats,
 } from './metrics.js';
+export { fillOrigin, ORIGIN_KINDS, type Origin, type OriginKind, type IntentRef, type FillOrderRef } from './origin.js';
 export { computeChallenge, type ChallengeOutcome } from './challenge.js';
 export { buildReportJson, REPORT_FORMAT, REPORT_VERSION, type ReportJson } from './report-json.js';
 export { renderReportHtml, escapeHtml, type HtmlReportOptions } from './html.js';

@@ -11,7 +11,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { Dec, ZERO } from '../core/decimal.js';
-import type { BacktestResult, DailyPnl, EquitySample, FloorPoint, TradeRecord } from './types.js';
+import type { BacktestResult, DailyPnl, EquitySample, FillRecord, FloorPoint, TradeRecord } from './types.js';
 
 export const DAYS_PER_YEAR = 365;
 const DAY_MS = 86_400_000;
@@ -164,6 +164,45 @@ export interface ReportMetrics {
   /** Net funding: received (positive) or paid (negative). */
   readonly funding: Decimal;
   readonly tradingDays: number;
+  readonly stops: StopStats;
+}
+
+/** Fills of protective stops (stop loss, trailing stop): how many, how many gapped, the worst slippage. */
+export interface StopStats {
+  readonly stopOuts: number;
+  /** Stop-outs whose index price was already beyond the trigger when they filled (a gap). */
+  readonly gaps: number;
+  /** The fill furthest beyond its trigger (spread and impact included); null without stop-outs. */
+  readonly worst: {
+    readonly time: number;
+    readonly market: string;
+    readonly trigger: Decimal;
+    readonly price: Decimal;
+    /** Price distance beyond the trigger (positive: worse than the trigger). */
+    readonly slippage: Decimal;
+    /** The same, percent of the trigger. */
+    readonly slippagePct: Decimal;
+  } | null;
+}
+
+const STOP_ORIGINS: ReadonlySet<string> = new Set(['stop_loss', 'trailing_stop']);
+
+export function stopStats(fills: readonly FillRecord[]): StopStats {
+  let stopOuts = 0;
+  let gaps = 0;
+  let worst: StopStats['worst'] = null;
+  for (const f of fills) {
+    if (f.origin === undefined || !STOP_ORIGINS.has(f.origin.kind) || !f.trigger || f.trigger.isZero()) continue;
+    stopOuts += 1;
+    // A long's stop sells: below the trigger is worse; a short's buys: above is worse.
+    const beyond = (p: Decimal) => (f.direction === 'long' ? f.trigger!.minus(p) : p.minus(f.trigger!));
+    if (beyond(f.indexPrice ?? f.price).gt(0)) gaps += 1;
+    const slippage = beyond(f.price);
+    if (worst === null || slippage.gt(worst.slippage)) {
+      worst = { time: f.time, market: f.market, trigger: f.trigger, price: f.price, slippage, slippagePct: slippage.div(f.trigger).times(100) };
+    }
+  }
+  return { stopOuts, gaps, worst };
 }
 
 export function dailyPnlOf(result: BacktestResult): readonly DailyPnl[] {
@@ -210,6 +249,7 @@ export function computeMetrics(result: BacktestResult, days: readonly DailyPnl[]
     fees,
     funding,
     tradingDays: tradingDaysOf(result),
+    stops: stopStats(result.fills),
   };
 }
 

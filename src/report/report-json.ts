@@ -6,6 +6,7 @@
 import { Decimal } from 'decimal.js';
 import { computeChallenge } from './challenge.js';
 import { computeMetrics, dailyPnlOf, tradeNet } from './metrics.js';
+import type { Origin } from './origin.js';
 import type { BacktestResult } from './types.js';
 
 export const REPORT_FORMAT = 'propbot-backtest-report';
@@ -56,6 +57,19 @@ export interface ReportJson {
     readonly fees: string;
     readonly funding: string;
     readonly tradingDays: number;
+    /** Protective stop fills: count, how many filled beyond their trigger at the index (gaps), the worst slippage. */
+    readonly stops: {
+      readonly stopOuts: number;
+      readonly gaps: number;
+      readonly worstSlippage: {
+        readonly time: string;
+        readonly market: string;
+        readonly trigger: string;
+        readonly price: string;
+        readonly slippage: string;
+        readonly slippagePct: string;
+      } | null;
+    };
   };
   readonly challenge: {
     readonly phase: string;
@@ -96,7 +110,13 @@ export interface ReportJson {
     readonly intentId: string | null;
     readonly orderId: string | null;
     readonly positionId: string | null;
+    /** Who or what made the fill (`strategy` with its intent, `stop_loss`, `kill_switch`, `force_close` with the platform's reason, …). */
+    readonly origin: OriginJson | null;
+    /** Trigger of the protective order that filled; null for other fills. */
+    readonly trigger: string | null;
   }[];
+  /** Funding settlements (origin `funding`). */
+  readonly funding: readonly { readonly time: string; readonly market: string; readonly amount: string; readonly origin: OriginJson }[];
   /** Equity once a minute (unix ms and decimal string), oldest first. */
   readonly equity: readonly { readonly time: number; readonly equity: string }[];
   readonly dailyPnl: readonly { readonly day: string; readonly startEquity: string; readonly endEquity: string; readonly pnl: string }[];
@@ -115,6 +135,20 @@ export interface ReportJson {
     readonly netPnl: string;
     readonly status: string;
     readonly closeReason: string | null;
+    /** Origin of the closing fill; null while open. */
+    readonly closeOrigin: OriginJson | null;
+  }[];
+  /** What the risk guard did on its own (the kill switch), with the figures that tripped it. */
+  readonly guardActions: readonly {
+    readonly at: string;
+    readonly rule: string;
+    readonly code: string;
+    readonly reason: string;
+    readonly intentId: string;
+    readonly floorRule: string;
+    readonly equity: string;
+    readonly floor: string;
+    readonly threshold: string;
   }[];
   readonly denials: {
     readonly total: number;
@@ -124,6 +158,17 @@ export interface ReportJson {
   readonly perf: { readonly snapshots: number; readonly candles: number; readonly wallMs: number; readonly snapshotsPerSecond: number | null };
   /** Strategies stopped by a throw of their own code; empty when every strategy ran to the end. */
   readonly failures: readonly { readonly strategy: string; readonly at: string; readonly failedIn: string; readonly message: string; readonly location: string | null }[];
+}
+
+export interface OriginJson {
+  readonly kind: string;
+  readonly intentId: string | null;
+  readonly strategy: string | null;
+  readonly reason: string | null;
+}
+
+function originJson(o: Origin | undefined): OriginJson | null {
+  return o === undefined ? null : { kind: o.kind, intentId: o.intentId ?? null, strategy: o.strategy ?? null, reason: o.reason ?? null };
 }
 
 /** The report.json object (pass it to `JSON.stringify`). */
@@ -159,6 +204,21 @@ export function buildReportJson(result: BacktestResult): ReportJson {
       fees: money(m.fees),
       funding: money(m.funding),
       tradingDays: m.tradingDays,
+      stops: {
+        stopOuts: m.stops.stopOuts,
+        gaps: m.stops.gaps,
+        worstSlippage:
+          m.stops.worst === null
+            ? null
+            : {
+                time: iso(m.stops.worst.time)!,
+                market: m.stops.worst.market,
+                trigger: money(m.stops.worst.trigger),
+                price: money(m.stops.worst.price),
+                slippage: money(m.stops.worst.slippage),
+                slippagePct: ratio(m.stops.worst.slippagePct),
+              },
+      },
     },
     challenge:
       ch && c
@@ -200,7 +260,10 @@ export function buildReportJson(result: BacktestResult): ReportJson {
       intentId: f.intentId,
       orderId: f.orderId ?? null,
       positionId: f.positionId ?? null,
+      origin: originJson(f.origin),
+      trigger: f.trigger ? money(f.trigger) : null,
     })),
+    funding: (result.funding ?? []).map((f) => ({ time: iso(f.time)!, market: f.market, amount: money(f.amount), origin: originJson({ kind: 'funding' })! })),
     equity: result.equity.map((e) => ({ time: e.time, equity: money(e.equity) })),
     dailyPnl: days.map((d) => ({
       day: d.day,
@@ -223,6 +286,18 @@ export function buildReportJson(result: BacktestResult): ReportJson {
       netPnl: money(tradeNet(t)),
       status: t.status,
       closeReason: t.closeReason ?? null,
+      closeOrigin: originJson(t.closeOrigin),
+    })),
+    guardActions: (result.guardActions ?? []).map((a) => ({
+      at: iso(a.at)!,
+      rule: a.rule,
+      code: a.code,
+      reason: a.reason,
+      intentId: a.intentId,
+      floorRule: a.floorRule,
+      equity: money(a.equity),
+      floor: money(a.floor),
+      threshold: money(a.threshold),
     })),
     denials: {
       total: result.denials.length,

@@ -4,6 +4,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import type { Direction, Phase } from '../api/types.js';
+import type { Origin } from './origin.js';
 
 /** One equity sample (the engine samples once a minute). */
 export interface EquitySample {
@@ -31,6 +32,12 @@ export interface FillRecord {
   readonly intentId: string | null;
   readonly orderId?: string;
   readonly positionId?: string;
+  /** Who or what made the fill: the strategy (with its intent), a protective order, the platform, the guard. */
+  readonly origin?: Origin;
+  /** Trigger of the protective order that filled (stop, take, trailing stop); null for other fills. */
+  readonly trigger?: Decimal | null;
+  /** Index price the order executed at (before spread and impact). */
+  readonly indexPrice?: Decimal | null;
 }
 
 /** One position from open to close (or still open at the end of the run). */
@@ -52,7 +59,24 @@ export interface TradeRecord {
   readonly funding: Decimal;
   /** `closed`, `liquidated`, `force_closed`, `open`… */
   readonly status: string;
+  /** Why it ended: the origin kind of the closing fill, or the platform's reason of a force close. */
   readonly closeReason?: string | null;
+  /** Origin of the fill that closed it; absent while open. */
+  readonly closeOrigin?: Origin;
+}
+
+/** Something the risk guard did on its own (the kill switch), with the figures that tripped it. */
+export interface GuardActionRecord {
+  readonly at: number;
+  readonly rule: string;
+  readonly code: string;
+  readonly reason: string;
+  readonly intentId: string;
+  /** The drawdown floor approached: `daily`, `total`, `trailing`. */
+  readonly floorRule: string;
+  readonly equity: Decimal;
+  readonly floor: Decimal;
+  readonly threshold: Decimal;
 }
 
 /** One funding settlement. */
@@ -145,6 +169,8 @@ export interface BacktestResult {
   readonly fills: readonly FillRecord[];
   readonly trades: readonly TradeRecord[];
   readonly denials: readonly DenialRecord[];
+  /** The guard's own actions (kill switch); none when it never acted. */
+  readonly guardActions?: readonly GuardActionRecord[];
   readonly funding?: readonly FundingRecord[];
   readonly perf: PerfInfo;
   readonly challenge?: ChallengeInfo;

@@ -37,8 +37,8 @@ import {
 import { DAY_MS, nextUtcDay, type AccountTrackers, type RuleContext, type RuleNumbers } from './context.js';
 import { intentEntryFigures, type ExposureParams } from './exposure.js';
 import { fmt, fromRaw, pct, toRaw } from './fixed.js';
-import { consistencyReached, killSwitchTrip, RULES, type RuleEntry } from './rules/index.js';
-import type { Decision, Denial, EquityDivergence, GuardState, GuardStateChange } from './types.js';
+import { consistencyReached, killSwitchTrip, RULES, type KillSwitchTrip, type RuleEntry } from './rules/index.js';
+import type { Decision, Denial, EquityDivergence, GuardAction, GuardState, GuardStateChange } from './types.js';
 
 /** The part of a pino logger the guard uses. */
 export interface GuardLogger {
@@ -146,6 +146,7 @@ export class RiskGuard {
   readonly #states = new Subject<GuardStateChange>();
   readonly #intents = new Subject<OrderIntent>();
   readonly #divergences = new Subject<EquityDivergence>();
+  readonly #actions = new Subject<GuardAction>();
 
   /** Every decision, approvals and denials, in the order made. */
   readonly decisions$: Observable<Decision> = this.#decisions.asObservable();
@@ -153,6 +154,8 @@ export class RiskGuard {
   readonly state$: Observable<GuardStateChange> = this.#states.asObservable();
   /** The guard's own intents (kill switch flattening). */
   readonly intents$: Observable<OrderIntent> = this.#intents.asObservable();
+  /** What the guard did on its own (the kill switch), with the figures that made it act. */
+  readonly actions$: Observable<GuardAction> = this.#actions.asObservable();
   /**
    * Each risk snapshot whose equity the guard's own derivation does not reproduce (beyond one fp9 unit,
    * and beyond what the price moved between the market reads around it): a drift to see before it
@@ -441,6 +444,7 @@ export class RiskGuard {
   /** Complete the streams. */
   close(): void {
     this.#divergences.complete();
+    this.#actions.complete();
     this.#decisions.complete();
     this.#states.complete();
     this.#intents.complete();
@@ -490,7 +494,7 @@ export class RiskGuard {
         book.haltedUntil = nextUtcDay(now);
         book.haltReason = `kill switch (${trip.code}): ${trip.reason}; halted until ${new Date(book.haltedUntil).toISOString()}`;
         this.#setState(book, 'HALTED', book.haltReason, now);
-        this.#flatten(book, now, trip.reason);
+        this.#flatten(book, now, trip, figures.equity);
         return;
       }
     }
@@ -544,7 +548,7 @@ export class RiskGuard {
     this.#states.next(change);
   }
 
-  #flatten(book: GuardBook, now: number, why: string): void {
+  #flatten(book: GuardBook, now: number, trip: KillSwitchTrip, equity: bigint): void {
     const intent: CloseAllIntent = {
       id: this.#newId(),
       strategy: RISK_GUARD_STRATEGY,
@@ -553,8 +557,26 @@ export class RiskGuard {
       createdAt: now,
       kind: 'close_all',
       scope: 'account',
-      note: `kill switch: ${why}`,
+      cause: 'kill_switch',
+      note: `kill switch: ${trip.reason}`,
     };
+    const action: GuardAction = {
+      accountId: book.accountId,
+      at: now,
+      rule: 'kill_switch',
+      code: trip.code,
+      reason: trip.reason,
+      intentId: intent.id,
+      floorRule: trip.floor.name,
+      equity: fromRaw(equity),
+      floor: fromRaw(trip.floor.floor),
+      threshold: fromRaw(trip.threshold),
+    };
+    this.#logger?.warn(
+      { event: 'guard_action', accountId: book.accountId, rule: action.rule, code: action.code, intentId: intent.id, floorRule: action.floorRule, equity: action.equity.toString(), floor: action.floor.toString(), threshold: action.threshold.toString() },
+      `risk guard: kill switch flattens ${book.accountId}: ${trip.reason}`,
+    );
+    this.#actions.next(action);
     this.#intents.next(intent);
   }
 }

@@ -3,6 +3,7 @@
  * an exception; the executor only ever sees approved intents.
  */
 import type { Decimal } from 'decimal.js';
+import type { GuardActionRecord } from '../report/types.js';
 import type { OrderIntent } from '../strategy/intents.js';
 
 export type GuardState = 'ACTIVE' | 'REDUCING' | 'HALTED';
@@ -64,4 +65,15 @@ export interface EquityDivergence {
   readonly guardHigh: Decimal;
   /** platform − the nearer of the guard's figures. */
   readonly difference: Decimal;
+}
+
+/**
+ * An action the guard took on its own (the kill switch flattening an account): a decision like any
+ * other, with the rule, the code and the figures that tripped it (the report's record of it, plus the
+ * account). Published on `RiskGuard.actions$`.
+ */
+export interface GuardAction extends GuardActionRecord {
+  readonly accountId: string;
+  /** `kill_switch` (the guard's flatten-and-halt), or `guard_flatten`. */
+  readonly rule: 'kill_switch' | 'guard_flatten';
 }

@@ -8,7 +8,6 @@ import type { PositionEvent } from '../api/types.js';
 import { Dec, ZERO } from '../core/decimal.js';
 import { roundFp9 } from '../core/fp9.js';
 import { ENGINE_PRESETS, mergePresets, type EnginePresets } from '../engine/index.js';
-import type { IntentState } from '../execution/types.js';
 import type {
   BacktestResult,
   ChallengeInfo,
@@ -20,6 +19,9 @@ import type {
   TradeRecord,
 } from '../report/types.js';
 import type { Decision } from '../risk/types.js';
+import type { Origin } from '../report/origin.js';
+import type { GuardActionRecord } from '../report/types.js';
+import { Attribution } from './attribution.js';
 import { LocalSession, type LocalSessionOptions, type RunStats } from './local-session.js';
 import type { ReplayStep } from './replay.js';
 
@@ -53,27 +55,35 @@ interface OpenTrade {
   closedAt: number | null;
   status: string;
   closeReason: string | null;
+  /** The fill that closed it, to attribute once the run is over. */
+  closedBy: number | null;
 }
 
 const FILL_EVENTS = new Set(['increasePosition', 'closePosition', 'liquidate', 'forceClose']);
+const PROTECTIVE_TYPES: ReadonlySet<string> = new Set(['stop', 'take', 'trailing_stop']);
 
 export async function runBacktest(options: BacktestOptions): Promise<BacktestOutcome> {
   const denials: DenialRecord[] = [];
-  const finals: IntentState[] = [];
   const session = await LocalSession.create({
     ...options,
     onDecision: (d: Decision) => {
       if (d.verdict === 'denied') denials.push({ at: d.at, intentId: d.intent.id, code: d.code, reason: d.reason, rule: d.rule });
     },
-    onFinal: (s) => finals.push(s),
   });
   const { engine, accountId } = session;
+  const attribution = new Attribution(session.executor);
+  const guardActions: GuardActionRecord[] = [];
+  const actionsSub = session.guard.actions$.subscribe((a) => {
+    if (a.accountId !== accountId) return;
+    const { accountId: _, ...record } = a;
+    guardActions.push(record);
+  });
   const assetOf = new Map([...session.markets.values()].map((m) => [m.marketId, m.asset]));
 
   const fills: FillRecord[] = [];
   const funding: FundingRecord[] = [];
+  const fillEvents: PositionEvent[] = [];
   const trades = new Map<string, OpenTrade>();
-  const parentOf = new Map<string, string>();
   // A phase change (evaluation passed, say) resets the balance to the initial size. The engine's
   // verdict is kept as a transition, and the equity curve stays continuous: what the account had
   // before the reset is carried as an offset, so drawdown and pnl measure trading, not the reset.
@@ -91,7 +101,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
       return;
     }
     if (e.kind === 'order') {
-      if (e.order.parentOrderId) parentOf.set(e.order.id, e.order.parentOrderId);
+      if (e.order.trader === accountId) attribution.observeOrder(e.order);
       return;
     }
     if (e.kind !== 'position') return;
@@ -117,6 +127,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
         closedAt: null,
         status: 'open',
         closeReason: null,
+        closedBy: null,
       };
       trades.set(p.idx, trade);
     }
@@ -141,6 +152,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
       trade.closedAt = at;
       trade.status = p.status === 'liquidated' ? 'liquidated' : p.eventName === 'forceClose' ? 'force_closed' : 'closed';
       trade.closeReason = p.closeReason;
+      trade.closedBy = fills.length;
     }
     const fill: FillRecord = {
       time: at,
@@ -155,8 +167,11 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
       intentId: null,
       positionId: p.idx,
       ...(p.order ? { orderId: p.order.id } : {}),
+      trigger: p.order && PROTECTIVE_TYPES.has(p.order.type) && !p.order.triggerPrice.isZero() ? p.order.triggerPrice : null,
+      indexPrice: p.order?.indexPrice ?? null,
     };
     fills.push(fill);
+    fillEvents.push(p);
   }
 
   // Equity once per virtual minute (the engine's own sampling step), and the candles as replayed.
@@ -192,18 +207,13 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   const wallMs = performance.now() - started;
   unsubscribe();
 
-  // Orders → intents: what the executor placed, and the children the engine spawned from them.
-  const intentOfOrder = new Map<string, string>();
-  for (const s of finals) for (const o of s.orders) intentOfOrder.set(o.id, s.intent.id);
-  const intentOf = (orderId: string | undefined): string | null => {
-    let id = orderId;
-    for (let hops = 0; id !== undefined && hops < 8; hops += 1) {
-      const intent = intentOfOrder.get(id);
-      if (intent) return intent;
-      id = parentOf.get(id);
-    }
-    return null;
-  };
+  actionsSub.unsubscribe();
+  attribution.close();
+  // Attributed once every request has returned: a market order fills before the executor tracks it.
+  const attributed = fills.map((f, i) => {
+    const origin = attribution.origin(fillEvents[i]!);
+    return { ...f, intentId: origin.intentId ?? null, origin };
+  });
   const finalStatus = engine.riskStatus(accountId);
   const endTime = stats.lastTime ?? session.clock.now();
   if (finalStatus && (equity.length === 0 || equity[equity.length - 1]!.time !== endTime)) {
@@ -216,9 +226,10 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     endTime,
     initialBalance: options.balance,
     equity,
-    fills: fills.map((f) => ({ ...f, intentId: intentOf(f.orderId) })),
-    trades: [...trades.values()].map(toTradeRecord),
+    fills: attributed,
+    trades: [...trades.values()].map((t) => toTradeRecord(t, t.closedBy === null ? undefined : attributed[t.closedBy]!.origin)),
     denials,
+    guardActions,
     funding,
     perf: { snapshots: stats.ticks, candles: stats.candles, wallMs: Math.round(wallMs) },
     challenge: challengeInfo(session, mergePresets(ENGINE_PRESETS, options.presets), startPhase, transitions),
@@ -231,7 +242,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   return { result, stats, session };
 }
 
-function toTradeRecord(t: OpenTrade): TradeRecord {
+function toTradeRecord(t: OpenTrade, closeOrigin: Origin | undefined): TradeRecord {
   return {
     positionId: t.positionId,
     market: t.market,
@@ -245,7 +256,8 @@ function toTradeRecord(t: OpenTrade): TradeRecord {
     fees: t.fees,
     funding: t.funding,
     status: t.status,
-    closeReason: t.closeReason,
+    closeReason: t.closeReason ?? closeOrigin?.kind ?? null,
+    ...(closeOrigin !== undefined ? { closeOrigin } : {}),
   };
 }
 

@@ -26,6 +26,9 @@ import { Store as SqliteStore } from '../store/store.js';
 import { loadStrategy, type LoadedStrategy } from '../strategy/loader.js';
 import { StrategyRunner } from '../strategy/runner.js';
 import type { StrategyState, StrategyStateStore } from '../strategy/state.js';
+import type { PositionEvent } from '../api/types.js';
+import type { Origin } from '../report/origin.js';
+import { Attribution } from './attribution.js';
 import { instrumentExchange } from './instrumented-exchange.js';
 import { LocalSession } from './local-session.js';
 import { PipelineMetrics } from './metrics.js';
@@ -52,6 +55,8 @@ interface Venue {
   readonly guard: RiskGuard;
   readonly executor: Executor;
   readonly runner: StrategyRunner;
+  /** Names the origin of each fill (strategy intent, stop, liquidation, kill switch, …). */
+  readonly attribution: Attribution;
   readonly accounts: readonly string[];
   readonly assets: readonly string[];
   /** Runs until the data ends (paper) or `signal` aborts. */
@@ -218,10 +223,20 @@ export class Daemon {
     // The engine reports every order change and position event as it happens: the store keeps them
     // all (a live run only sees what its polls catch, see #record).
     const store = this.#store!;
+    const attribution = new Attribution(session.executor);
+    // A market order fills inside its create request: its events are attributed after the step.
+    let unattributed: PositionEvent[] = [];
+    const flushFills = (): void => {
+      for (const p of unattributed) this.#recordFill(p, attribution.origin(p));
+      unattributed = [];
+    };
     const unsubscribe = session.engine.onEvent((e) => {
-      if (e.kind === 'order' && e.order.trader === session.accountId) store.recordOrder(e.order, e.at);
+      if (e.kind === 'order' && e.order.trader === session.accountId) {
+        store.recordOrder(e.order, e.at);
+        attribution.observeOrder(e.order);
+      }
       if (e.kind !== 'position' || e.event.trader !== session.accountId) return;
-      store.recordPositionEvent(e.event);
+      unattributed.push(e.event);
       const p = e.event;
       if (p.eventName === 'closePosition' || p.eventName === 'liquidate' || p.eventName === 'forceClose') {
         if (p.status !== 'opened') session.guard.recordTrade({ accountId: session.accountId, realizedPnl: p.pnl ?? p.pnlInEvent, at: e.at });
@@ -238,12 +253,14 @@ export class Daemon {
       guard: session.guard,
       executor: session.executor,
       runner: session.runner,
+      attribution,
       accounts: [session.accountId],
       assets: [...session.markets.keys()],
       run: async (signal) => {
         try {
           const stats = await session.run({
             signal,
+            afterStep: flushFills,
             ...(speed > 0
               ? {
                   pace: async (step) => {
@@ -259,6 +276,7 @@ export class Daemon {
           });
           this.#log.info({ event: 'replay_end', ...stats }, `replayed ${stats.candles} candles${stats.aborted ? ' (stopped early)' : ''}`);
         } finally {
+          flushFills();
           unsubscribe();
         }
       },
@@ -329,6 +347,7 @@ export class Daemon {
       guard,
       executor,
       runner,
+      attribution: new Attribution(executor),
       accounts,
       assets: [...assets],
       run: async (signal) => {
@@ -421,6 +440,8 @@ export class Daemon {
       }
     }
     if (config.mode !== 'paper') this.#recordPolled(venue);
+    // The guard logs its own actions; the store keeps them with the figures that tripped them.
+    this.#subs.add(venue.guard.actions$.subscribe((a) => store.recordGuardAction(a)));
     // The guard logs each divergence itself; here it is counted, so a drift shows on a dashboard.
     this.#subs.add(venue.guard.divergence$.subscribe((d) => this.#metrics.divergences.inc({ account: d.accountId })));
     for (const accountId of venue.accounts) {
@@ -466,13 +487,37 @@ export class Daemon {
             if (snap.stale) return;
             for (const p of snap.data) {
               if ((positionVersion.get(p.idx) ?? -1) >= p.version) continue;
+              const event: PositionEvent = { ...p, order: null };
+              const origin = venue.attribution.origin(event);
+              // A poll may see a fill before the request that made it has returned: ask again next poll.
+              if (origin.kind === 'external' && venue.pipeline.busy) continue;
               positionVersion.set(p.idx, p.version);
-              store.recordPositionEvent({ ...p, order: null });
+              this.#recordFill(event, origin);
             }
           }),
         );
       }
     }
+  }
+
+  /** A position event, with its origin, to the store and the log (funding at debug, fills at info). */
+  #recordFill(p: PositionEvent, origin: Origin): void {
+    this.#store!.recordPositionEvent(p, origin);
+    const line = {
+      event: 'fill',
+      positionId: p.idx,
+      eventName: p.eventName,
+      direction: p.direction,
+      size: p.exchangedBase.toString(),
+      quote: p.exchangedQuote.toString(),
+      pnl: p.pnlInEvent.toString(),
+      origin: origin.kind,
+      ...(origin.intentId !== undefined ? { intentId: origin.intentId, strategy: origin.strategy } : {}),
+      ...(origin.reason !== undefined ? { reason: origin.reason } : {}),
+    };
+    const msg = `${p.eventName} ${p.direction} ${p.idx} by ${origin.kind}${origin.intentId ? ` (intent ${origin.intentId})` : ''}${origin.reason ? `: ${origin.reason}` : ''}`;
+    if (origin.kind === 'funding') this.#log.debug(line, msg);
+    else this.#log.info(line, msg);
   }
 
   async #statusBody(): Promise<unknown> {
@@ -527,6 +572,7 @@ export class Daemon {
       if (config.shutdown.cancelOpenEntries) await this.#cancelEntries(venue);
       venue.pipeline.close();
       venue.guard.close();
+      venue.attribution.close();
       this.#venue = undefined;
     }
     this.#subs.unsubscribe();

@@ -148,6 +148,32 @@ CREATE INDEX market_snapshots_asset_time ON market_snapshots(asset, taken_at);
     // (size, stop, leverage) so an audit can see why the guard said no. Older rows keep NULL.
     sql: `ALTER TABLE decisions ADD COLUMN intent TEXT;`,
   },
+  {
+    version: 3,
+    name: 'fills name their origin; guard actions',
+    // Every position event says who or what made it (strategy intent, stop loss, take profit, trailing
+    // stop, liquidation, kill switch, force close with the platform's reason, funding); rows written
+    // before keep NULL. The guard's own actions keep the figures that tripped them.
+    sql: `
+ALTER TABLE position_events ADD COLUMN origin TEXT;
+ALTER TABLE position_events ADD COLUMN origin_intent_id TEXT;
+ALTER TABLE position_events ADD COLUMN origin_reason TEXT;
+CREATE TABLE guard_actions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  account_id TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  rule TEXT NOT NULL,
+  code TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  intent_id TEXT NOT NULL,
+  floor_rule TEXT NOT NULL,
+  equity TEXT NOT NULL,
+  floor TEXT NOT NULL,
+  threshold TEXT NOT NULL
+);
+CREATE INDEX guard_actions_account_time ON guard_actions(account_id, at);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

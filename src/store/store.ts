@@ -23,7 +23,8 @@ import type {
   UnfinishedIntent,
 } from '../execution/journal.js';
 import type { MarketSnapshot } from '../feed/types.js';
-import type { Decision, GuardStateChange } from '../risk/types.js';
+import type { Decision, GuardAction, GuardStateChange } from '../risk/types.js';
+import type { Origin } from '../report/origin.js';
 import type { OrderIntent } from '../strategy/intents.js';
 import { decodeJson, encodeJson, moneyOrNull, moneyText, parseMoney } from './codec.js';
 import { migrate, type Migration, MIGRATIONS } from './migrations.js';
@@ -300,11 +301,12 @@ export class Store implements ExecutionJournal {
     this.#enqueue(orderStatement(order, null, null, null, seenAt));
   }
 
-  recordPositionEvent(event: PositionEvent): void {
+  /** A position event, with its origin when known (see `report/origin.ts`). */
+  recordPositionEvent(event: PositionEvent, origin?: Origin): void {
     this.#enqueue({
       sql: `INSERT OR REPLACE INTO position_events (position_id, version, account_id, market_id, event_name, direction,
-              status, size, pnl_in_event, fee_in_event, funding_in_event, order_id, at, body)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+              status, size, pnl_in_event, fee_in_event, funding_in_event, order_id, at, body, origin, origin_intent_id, origin_reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       params: [
         event.idx,
         event.version,
@@ -320,6 +322,29 @@ export class Store implements ExecutionJournal {
         event.order?.id ?? null,
         event.timestamp.getTime(),
         encodeJson(event),
+        origin?.kind ?? null,
+        origin?.intentId ?? null,
+        origin?.reason ?? null,
+      ],
+    });
+  }
+
+  /** Something the risk guard did on its own (the kill switch), with the figures that tripped it. */
+  recordGuardAction(action: GuardAction): void {
+    this.#enqueue({
+      sql: `INSERT INTO guard_actions (account_id, at, rule, code, reason, intent_id, floor_rule, equity, floor, threshold)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      params: [
+        action.accountId,
+        action.at,
+        action.rule,
+        action.code,
+        action.reason,
+        action.intentId,
+        action.floorRule,
+        moneyText(action.equity, 'guardAction.equity'),
+        moneyText(action.floor, 'guardAction.floor'),
+        moneyText(action.threshold, 'guardAction.threshold'),
       ],
     });
   }

@@ -22,6 +22,8 @@ export interface IntentBase {
   readonly createdAt: number;
   /** Free text from the strategy, kept in logs and the store. */
   readonly note?: string;
+  /** Set on the risk guard's own intents: what made it act (reports name it as the fills' origin). */
+  readonly cause?: 'kill_switch' | 'guard_flatten';
 }
 
 export type EntryOrder =

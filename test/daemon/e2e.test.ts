@@ -136,6 +136,12 @@ describe('propbot run against propbot sandbox (two child processes)', () => {
     const client = new HttpExchange({ baseUrl: sandbox.baseUrl, apiKey: API_KEY });
     expect((await client.listRiskStatuses()).map((r) => r.accountId)).toEqual([sandbox.accountId]);
 
+    // Every fill the daemon logged names its origin; the strategy's carry their intent.
+    const fills = daemon.cli.lines().filter((l) => l['event'] === 'fill');
+    expect(fills.length).toBeGreaterThan(0);
+    expect(fills.every((l) => typeof l['origin'] === 'string')).toBe(true);
+    expect(fills.filter((l) => l['origin'] === 'strategy').every((l) => typeof l['intentId'] === 'string')).toBe(true);
+
     daemon.cli.kill('SIGTERM');
     expect(await daemon.cli.exit).toEqual({ code: 0, signal: null });
     expect(daemon.cli.lines().some((l) => l['event'] === 'stopped')).toBe(true);

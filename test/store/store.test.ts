@@ -7,6 +7,7 @@ import { SqliteConnection } from '../../src/store/sqlite.js';
 import { Store } from '../../src/store/store.js';
 import { makeMarket, makeOrder } from '../execution/fixtures.js';
 import { tempDir } from './helpers.js';
+import { position } from '../risk/builders.js';
 
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
@@ -201,6 +202,35 @@ describe('Store: records', () => {
     expect(await store.decisions(intent.id)).toEqual([
       { intentId: intent.id, intent, verdict: 'denied', code: 'daily_drawdown_headroom', reason: 'loss 4.9% of 5%', rule: 'daily-drawdown', at: 5 },
       { intentId: intent.id, intent, verdict: 'approved', code: null, reason: null, rule: null, at: 6 },
+    ]);
+  });
+
+  it('position events keep their origin; guard actions keep the figures that tripped them', async () => {
+    const store = await open(dbFile());
+    const closed = { ...position({ idx: 'p1', eventName: 'closePosition', status: 'closed', version: 2 }), order: null };
+    store.recordPositionEvent(closed, { kind: 'kill_switch', intentId: 'guard-1', strategy: 'risk-guard' });
+    store.recordPositionEvent({ ...closed, idx: 'p2', eventName: 'forceClose' }, { kind: 'force_close', reason: 'stop_accounts_fail' });
+    store.recordPositionEvent({ ...closed, idx: 'p3' });
+    store.recordGuardAction({
+      accountId: 'acc-1',
+      at: 9,
+      rule: 'kill_switch',
+      code: 'kill_switch_floor',
+      reason: 'equity 957.4 is within 20% of the daily allowance',
+      intentId: 'guard-1',
+      floorRule: 'daily',
+      equity: new Dec('957.4'),
+      floor: new Dec('951.425'),
+      threshold: new Dec('961.385'),
+    });
+    await store.flush();
+    expect(await store.query('SELECT position_id, origin, origin_intent_id, origin_reason FROM position_events ORDER BY position_id')).toEqual([
+      { position_id: 'p1', origin: 'kill_switch', origin_intent_id: 'guard-1', origin_reason: null },
+      { position_id: 'p2', origin: 'force_close', origin_intent_id: null, origin_reason: 'stop_accounts_fail' },
+      { position_id: 'p3', origin: null, origin_intent_id: null, origin_reason: null },
+    ]);
+    expect(await store.query('SELECT rule, code, intent_id, floor_rule, equity, floor, threshold FROM guard_actions')).toEqual([
+      { rule: 'kill_switch', code: 'kill_switch_floor', intent_id: 'guard-1', floor_rule: 'daily', equity: '957.4', floor: '951.425', threshold: '961.385' },
     ]);
   });
 

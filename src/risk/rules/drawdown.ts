@@ -83,6 +83,8 @@ export interface KillSwitchTrip {
   readonly floor: Floor;
   readonly code: 'kill_switch_floor' | 'kill_switch_exposure';
   readonly reason: string;
+  /** Equity at or below which it trips (fp9): floor + the share of the allowance, or floor + the open worst case. */
+  readonly threshold: bigint;
 }
 
 /**
@@ -96,6 +98,7 @@ export function killSwitchTrip(a: AccountFigures, n: RuleNumbers, onExposure: bo
     if (a.equity - f.floor <= near) {
       return {
         floor: f,
+        threshold: f.floor + near,
         code: 'kill_switch_floor',
         reason:
           `equity ${fmt(a.equity)} is within ${pct(n.killShare)} of the ${f.name} allowance ` +
@@ -105,6 +108,7 @@ export function killSwitchTrip(a: AccountFigures, n: RuleNumbers, onExposure: bo
     if (onExposure && a.equity - a.openWorst < f.floor) {
       return {
         floor: f,
+        threshold: f.floor + a.openWorst,
         code: 'kill_switch_exposure',
         reason:
           `equity ${fmt(a.equity)} minus the open book's worst case ${fmt(a.openWorst)} is below the ` +
