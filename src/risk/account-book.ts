@@ -422,6 +422,9 @@ export class AccountBook {
   reconcile(markets: MarketBook): 'wait' | 'agree' | { platform: bigint; low: bigint; high: bigint } {
     if (!this.#unreconciled || this.risk === undefined) return 'agree';
     if (!this.#settled()) return 'wait';
+    // The risk read may already hold a position opened after the last positions read (a fill that moves
+    // no balance, as at zero cost): compare only once every market's positions were read after it.
+    for (const read of this.#positionsRead.values()) if (!after(read, this.#riskRead)) return 'wait';
     for (const asset of this.#positionsRaw.keys()) {
       const m = markets.get(asset);
       if (m === undefined || m.takenAt < this.#riskRead.takenAt) return 'wait';

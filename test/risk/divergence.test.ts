@@ -8,12 +8,17 @@ import { ACCOUNT, D, market, marketSnap, position, positionsSnap, riskSnap, risk
 
 /** A long of 0.1 BTC entered at 50000 (notional 5000), on a 100000 balance. */
 function guardWithLong() {
-  const { guard, clock } = setup({ positions: [position({ idx: 'p1', size: D('0.1'), notional: D(5000) })], risk: riskStatus({ currentBalance: D(100000), currentEquity: D(100000) }) });
+  const long = position({ idx: 'p1', size: D('0.1'), notional: D(5000) });
+  const { guard, clock } = setup({ positions: [long], risk: riskStatus({ currentBalance: D(100000), currentEquity: D(100000) }) });
   const seen: EquityDivergence[] = [];
   guard.divergence$.subscribe((d) => seen.push(d));
   const price = (p: number, at: number) => guard.observeMarket(marketSnap(market({ state: { indexPrice: D(p) } }), at));
-  const risk = (equity: number, at: number) => guard.observeRisk(riskSnap(riskStatus({ currentBalance: D(100000), currentEquity: D(equity) }), at));
-  return { guard, clock, seen, price, risk };
+  // A risk read is followed by a positions read of the same moment, as the pollers and the replay give them.
+  const risk = (equity: number, at: number) => {
+    guard.observeRisk(riskSnap(riskStatus({ currentBalance: D(100000), currentEquity: D(equity) }), at));
+    guard.observePositions(positionsSnap([long], 'BTC', at));
+  };
+  return { guard, clock, seen, price, risk, long };
 }
 
 describe('guard equity against each risk snapshot', () => {
@@ -67,5 +72,24 @@ describe('guard equity against each risk snapshot', () => {
     g.price(50_500, T0 + 2_000);
     expect(g.seen).toEqual([]);
     expect(g.guard.accountView(ACCOUNT)!.equity.toString()).toBe('100050');
+  });
+
+  it('waits for a positions read after the risk read: a position opened at zero cost moves no balance', () => {
+    const { guard } = setup({ positions: [], risk: riskStatus({ currentBalance: D(100000), currentEquity: D(100000) }) });
+    const seen: EquityDivergence[] = [];
+    guard.divergence$.subscribe((d) => seen.push(d));
+    guard.observeMarket(marketSnap(market({ state: { indexPrice: D(50_000) } }), T0 + 1_000));
+    // The risk read already holds a long opened at 50000.00000001 (its pnl at 50000: −2 fp9 units).
+    guard.observeRisk(riskSnap(riskStatus({ currentBalance: D(100000), currentEquity: D('99999.999999998') }), T0 + 2_000));
+    guard.observeMarket(marketSnap(market({ state: { indexPrice: D(50_000) } }), T0 + 2_000));
+    expect(seen).toEqual([]);
+    const opened = position({ idx: 'p2', size: D('0.1'), notional: D('5000.000000002') });
+    guard.observePositions(positionsSnap([opened], 'BTC', T0 + 2_000));
+    expect(seen).toEqual([]);
+    // A figure the positions cannot explain is still reported once they are known.
+    guard.observeRisk(riskSnap(riskStatus({ currentBalance: D(100000), currentEquity: D('99999.9') }), T0 + 3_000));
+    guard.observeMarket(marketSnap(market({ state: { indexPrice: D(50_000) } }), T0 + 3_000));
+    guard.observePositions(positionsSnap([opened], 'BTC', T0 + 3_000));
+    expect(seen.map((d) => d.difference.toString())).toEqual(['-0.099999998']);
   });
 });
