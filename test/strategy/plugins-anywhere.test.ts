@@ -101,4 +101,29 @@ describe('strategy plugins from any folder', () => {
       expect({ name, ...seen }).toEqual({ name, clock: true, zod: true, decimal: true, rxjs: true, pino: true, propbot: running });
     }
   });
+
+  it('a copy of a shipped example in another folder runs on paper to the end of its data', async () => {
+    const dir = tempDir('pb-paper-');
+    cpSync(path.join(REPO, 'strategies/sma-cross.ts'), path.join(dir, 'my-sma.ts'));
+    writeFileSync(
+      path.join(dir, 'paper.yaml'),
+      [
+        'mode: paper',
+        'paper:',
+        `  markets: [{ asset: ORCL, file: ${JSON.stringify(ORCL)} }]`,
+        '  speed: 0',
+        'strategies:',
+        "  - use: ./my-sma.ts",
+        "    params: { asset: ORCL, period: 1D, fast: 5, slow: 20, leverage: '1' }",
+        `store: { file: ${JSON.stringify(path.join(dir, 'paper.db'))} }`,
+        'status: { port: 0 }',
+        'log: { level: info, format: json }',
+      ].join('\n'),
+    );
+    const r = await propbot(['run', '--config', path.join(dir, 'paper.yaml')], dir);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; strategy?: string });
+    expect(lines.some((l) => l.strategy === 'sma-cross' && l.msg.startsWith('fast average crossed'))).toBe(true);
+    expect(lines.filter((l) => l.msg === 'request createOrder ok').length).toBeGreaterThan(0);
+  });
 });
