@@ -14,6 +14,7 @@ export {
 } from './core/fp9.js';
 export type { Fp9Rounding } from './core/fp9.js';
 export { PropbotError, Fp9FormatError, Fp9PrecisionError, ConfigError } from './core/errors.js';
+export { ensureDirectory, DirectoryError } from './core/directories.js';
 export { WallClock, VirtualClock } from './core/clock.js';
 export type { Clock } from './core/clock.js';
 export { newId, SeededIds, uuidFromString } from './core/ids.js';
@@ -32,9 +33,9 @@ export { ResponseShapeError } from './api/wire.js';
 export { CREATE_ORDER_FIELDS, EDIT_ORDER_FIELDS, misplacedCreateFields, misplacedEditFields } from './api/order-fields.js';
 /** Wire codecs (decode responses, encode domain objects and request bodies) for tools and servers. */
 export * as wire from './api/wire.js';
-export { loadConfigFile, parseConfigText } from './core/config-file.js';
+export { loadConfigFile, parseConfigText, configKeyLine, locateConfigError } from './core/config-file.js';
 export type { LoadConfigOptions } from './core/config-file.js';
-export { createLogger, silentLogger, REDACT_PATHS } from './core/logger.js';
+export { createLogger, silentLogger, REDACT_PATHS, registerSecret, redactText } from './core/logger.js';
 export type { Logger, LoggerConfig } from './core/logger.js';
 
 export {

@@ -1,6 +1,7 @@
 /** The body of `propbot sweep`, loaded only when that command runs. */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ensureDirectory } from '../core/directories.js';
 import cliProgress from 'cli-progress';
 import { scenarioMarkets } from '../runtime/scenario.js';
 import { gridCombinations, metricOf, parseGrid, rankRows, runSweep, sampleCombinations, type SweepJob, type SweepRow } from '../runtime/sweep.js';
@@ -49,7 +50,7 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
     ranked,
   };
   const dir = path.resolve(opts.out ?? scenario.out ?? path.join('out', `${scenario.name.replace(/[^A-Za-z0-9._-]+/g, '-')}-sweep`));
-  await mkdir(dir, { recursive: true });
+  ensureDirectory(dir);
   const file = path.join(dir, 'sweep.json');
   await writeFile(file, `${JSON.stringify(out, null, 2)}\n`);
   if (opts.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);

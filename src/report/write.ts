@@ -1,5 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ensureDirectory } from '../core/directories.js';
 import { buildReportJson } from './report-json.js';
 import { renderReportHtml, type HtmlReportOptions } from './html.js';
 import type { BacktestResult } from './types.js';
@@ -10,7 +11,8 @@ export async function writeReport(
   dir: string,
   options: HtmlReportOptions = {},
 ): Promise<{ json: string; html: string }> {
-  await mkdir(dir, { recursive: true });
+  // Not a recursive mkdir: it hangs forever where the file system refuses new folders (/proc).
+  ensureDirectory(dir);
   const json = path.join(dir, 'report.json');
   const html = path.join(dir, 'report.html');
   await writeFile(json, JSON.stringify(buildReportJson(result), null, 2) + '\n');

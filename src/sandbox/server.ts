@@ -46,7 +46,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const log = options.log ?? (() => {});
   const host = options.host ?? config.server.host;
   const bind = bindProblem(host, config.adminToken);
-  if (bind !== undefined) throw new ConfigError('server.host', bind, options.configFile !== undefined && options.config === undefined ? { file: options.configFile } : {});
+  // A config file was checked when loaded; this catches the `host` option and configs built in code.
+  if (bind !== undefined) throw new ConfigError('server.host', bind);
   const startMs = config.clock.startMs ?? Date.now();
   const clock = new SandboxClock(config.clock.mode, config.clock.speed, startMs);
 

@@ -123,6 +123,17 @@ describe('a store path that can never be created', () => {
   });
 });
 
+describe('an output folder that can never be created', () => {
+  it.runIf(process.platform === 'linux')('backtest --out under /proc fails in one line instead of hanging (bounded)', async () => {
+    const out = '/proc/propbot-test-never/report';
+    const r = await finish(cli(['backtest', '--strategy', 'sma-cross', '--data', DATA, '--market', 'BTC', '--from', '2019-05-01', '--to', '2019-05-03', '--out', out]), 60_000);
+    expect(r.code).toBe(2);
+    // The run's own log lines come first; the failure is the last line, without a stack.
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(`propbot: cannot create the folder ${out}: cannot create /proc/propbot-test-never: ENOENT (the file system refuses new entries there)`);
+  });
+});
+
 describe('secrets in the CLI’s last words', () => {
   const KEY = 'psk_live_LEAK-CHECK-5f2e91';
   const leaky = path.join(dir, 'leaky-strategy.mjs');
