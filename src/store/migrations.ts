@@ -182,6 +182,7 @@ CREATE INDEX guard_actions_account_time ON guard_actions(account_id, at);
     sql: `CREATE TABLE control_actions (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   at INTEGER NOT NULL,
+  wall_at INTEGER NOT NULL,
   actor TEXT NOT NULL,
   origin TEXT NOT NULL,
   action TEXT NOT NULL,

@@ -79,8 +79,10 @@ export interface StoredDecision {
 
 /** Something a person did from the cockpit, as recorded. */
 export interface ControlRecord {
-  /** Clock time of the action, unix ms. */
+  /** Pipeline clock time of the action (virtual on paper), unix ms: where it sits among decisions. */
   at: number;
+  /** Wall-clock time the person acted, unix ms. */
+  wallAt: number;
   /** Who: the name the client gave (default `dashboard`). */
   actor: string;
   /** Where from: the peer address of the request. */
@@ -309,16 +311,16 @@ export class Store implements ExecutionJournal {
 
   recordControl(action: ControlRecord): void {
     this.#enqueue({
-      sql: 'INSERT INTO control_actions (at, actor, origin, action, target, reason, intent_id, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      params: [action.at, action.actor, action.origin, action.action, action.target, action.reason, action.intentId, action.outcome],
+      sql: 'INSERT INTO control_actions (at, wall_at, actor, origin, action, target, reason, intent_id, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      params: [action.at, action.wallAt, action.actor, action.origin, action.action, action.target, action.reason, action.intentId, action.outcome],
     });
   }
 
   async controlActions(): Promise<ControlRecord[]> {
-    const rows = await this.query<{ at: number; actor: string; origin: string; action: ControlRecord['action']; target: string; reason: string; intent_id: string | null; outcome: string }>(
+    const rows = await this.query<{ at: number; wall_at: number; actor: string; origin: string; action: ControlRecord['action']; target: string; reason: string; intent_id: string | null; outcome: string }>(
       'SELECT * FROM control_actions ORDER BY id',
     );
-    return rows.map((r) => ({ at: r.at, actor: r.actor, origin: r.origin, action: r.action, target: r.target, reason: r.reason, intentId: r.intent_id, outcome: r.outcome }));
+    return rows.map((r) => ({ at: r.at, wallAt: r.wall_at, actor: r.actor, origin: r.origin, action: r.action, target: r.target, reason: r.reason, intentId: r.intent_id, outcome: r.outcome }));
   }
 
   recordGuardState(change: GuardStateChange): void {

@@ -50,6 +50,7 @@ export interface ControlResult {
   readonly outcome: string;
   readonly intentId: string | null;
   readonly at: number;
+  readonly wallAt: number;
 }
 
 /** A control that names something that does not exist; the status server answers 404. */
@@ -109,11 +110,11 @@ export class Controller {
 
   #record(action: ControlRecord['action'], target: string, caller: ControlCaller, intentId: string | null, outcome: string): ControlResult {
     const at = this.#o.clock.now();
-    const record: ControlRecord = { at, actor: caller.actor, origin: caller.origin, action, target, reason: caller.reason, intentId, outcome };
+    const record: ControlRecord = { at, wallAt: Date.now(), actor: caller.actor, origin: caller.origin, action, target, reason: caller.reason, intentId, outcome };
     this.#o.store.recordControl(record);
     this.#o.metrics.controls.inc({ action, outcome: outcome.split(':')[0]! });
     this.#o.logger.warn({ event: 'control', ...record }, `control: ${action} ${target} by ${caller.actor} (${caller.origin}): ${outcome}`);
-    return { action, target, outcome, intentId, at };
+    return { action, target, outcome, intentId, at, wallAt: record.wallAt };
   }
 
   #strategy(name: string): void {

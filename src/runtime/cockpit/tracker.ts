@@ -73,8 +73,12 @@ export class CockpitTracker {
   readonly #fills: FillView[] = [];
   readonly #orderLinks = new Map<string, OrderLink>();
   readonly #positionOwners = new Map<string, string>();
-  /** Account → strategy of a close_all being executed now: the fills it causes are its. */
-  readonly #flattening = new Map<string, string>();
+  /**
+   * Intents being executed now, by account. On paper the engine fills inside the executor's request,
+   * before the executor has seen the order's id: a fill that arrives while an intent of the same
+   * market and side (or a close_all of the account) is working is that intent's.
+   */
+  readonly #working = new Map<string, Map<string, { strategy: string; kind: string; asset: string; direction: string | null }>>();
   readonly #assetOf = new Map<string, string>();
   readonly #fills$ = new Subject<FillView>();
   readonly #days$ = new Subject<DaySummary>();
@@ -129,10 +133,11 @@ export class CockpitTracker {
     this.#subs.add(
       s.executor.updates$.subscribe(({ kind, state }) => {
         const { intent } = state;
-        if (intent.kind === 'close_all') {
-          if (kind === 'working') this.#flattening.set(intent.accountId, intent.strategy);
-          if (kind === 'final') this.#flattening.delete(intent.accountId);
+        if (kind === 'working') {
+          if (!this.#working.has(intent.accountId)) this.#working.set(intent.accountId, new Map());
+          this.#working.get(intent.accountId)!.set(intent.id, { strategy: intent.strategy, kind: intent.kind, asset: intent.asset, direction: 'direction' in intent ? intent.direction : null });
         }
+        if (kind === 'final') this.#working.get(intent.accountId)?.delete(intent.id);
         for (const o of state.orders) {
           this.#remember(this.#orderLinks, o.id, { strategy: intent.strategy, step: o.step });
           if (o.order.positionId !== null) this.#remember(this.#positionOwners, o.order.positionId, intent.strategy);
@@ -258,13 +263,19 @@ export class CockpitTracker {
   #originOf(e: PositionEvent): { origin: FillOrigin; strategy: string | null } {
     if (e.eventName === 'liquidate') return { origin: 'liquidation', strategy: null };
     if (e.eventName === 'forceClose') return { origin: 'force_close', strategy: null };
-    const flattening = this.#flattening.get(e.trader);
-    if (flattening !== undefined && e.eventName === 'closePosition') return { origin: flattening === GUARD ? 'kill_switch' : 'control', strategy: flattening };
     const o = e.order;
+    const asset = this.#assetOf.get(e.market);
+    const working = [...(this.#working.get(e.trader)?.values() ?? [])];
+    const flattening = working.find((w) => w.kind === 'close_all');
+    if (flattening !== undefined && e.eventName === 'closePosition') return { origin: flattening.strategy === GUARD ? 'kill_switch' : 'control', strategy: flattening.strategy };
+    // A stop or take with a trigger is protective; a `take` at trigger 0 is how a close is sent at market.
+    const market = o === null || o.type === 'market' || o.type === 'limit' || (o.type === 'take' && o.triggerPrice.isZero());
+    const mine = market ? working.find((w) => w.asset === asset && (w.direction === null || w.direction === e.direction) && w.kind !== 'protect') : undefined;
+    if (mine !== undefined) return { origin: mine.strategy === CONTROL_STRATEGY ? 'control' : 'strategy', strategy: mine.strategy };
     const link = o ? (this.#orderLinks.get(o.id) ?? (o.parentOrderId ? this.#orderLinks.get(o.parentOrderId) : undefined)) : undefined;
     const owner = link?.strategy ?? this.#positionOwners.get(e.idx) ?? null;
     if (o?.type === 'stop') return { origin: 'stop_loss', strategy: owner };
-    if (o?.type === 'take') return { origin: 'take_profit', strategy: owner };
+    if (o?.type === 'take' && !o.triggerPrice.isZero()) return { origin: 'take_profit', strategy: owner };
     if (o?.type === 'trailing_stop') return { origin: 'trailing_stop', strategy: owner };
     if (o?.type === 'liquidation') return { origin: 'liquidation', strategy: null };
     if (link !== undefined) {
