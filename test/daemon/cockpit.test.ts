@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 /**
  * The cockpit end to end: `propbot run` in paper mode as a child process, its dashboard in Debian's
  * headless Chromium (driven by playwright-core, which downloads no browser), and a real HTTP receiver

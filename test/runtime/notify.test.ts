@@ -11,6 +11,12 @@ import { NotifyConfigSchema } from '../../src/runtime/notify/config.js';
 import { Notifier } from '../../src/runtime/notify/notifier.js';
 import { Outbox, type OutboxMessage } from '../../src/runtime/notify/outbox.js';
 import { parseRunConfig } from '../../src/runtime/run-config.js';
+import { Subject } from 'rxjs';
+import { Dec } from '../../src/core/decimal.js';
+import { VirtualClock } from '../../src/core/clock.js';
+import { RiskGuard } from '../../src/risk/guard.js';
+import type { DaySummary, FillView } from '../../src/runtime/cockpit/types.js';
+import type { StrategyStatus } from '../../src/strategy/runner.js';
 import { startReceiver, type Receiver } from '../fixtures/http-receiver.js';
 
 const receivers: Receiver[] = [];
@@ -122,6 +128,32 @@ describe('notifications to a real receiver', () => {
     expect(await metrics.text()).toMatch(/propbot_notifications_total\{channel="dead",outcome="dropped"\} 10/);
     expect(await metrics.text()).toMatch(/propbot_notify_queue\{channel="dead"\} 0/);
     expect(r.requests).toHaveLength(1);
+  });
+
+  it('follows the pipeline: guard state changes, the kill switch, listed denials, strategy failures, day summaries', async () => {
+    const r = await receiver();
+    const config = NotifyConfigSchema.parse({
+      channels: [{ type: 'webhook', url: `${r.url}/hook`, events: ['guard_state', 'kill_switch', 'denial', 'strategy_failed', 'daily_summary'], denialCodes: ['strategy_paused'] }],
+    });
+    const notifier = new Notifier({ config, env: {}, secrets: [] });
+    closers.push(() => notifier.close(100));
+    const guard = new RiskGuard({ clock: new VirtualClock(Date.UTC(2026, 0, 5)) });
+    const failures$ = new Subject<StrategyStatus>();
+    const days$ = new Subject<DaySummary>();
+    notifier.connect({ guard, fills$: new Subject<FillView>(), days$, failures$ });
+    guard.flatten('acc-1', 'by carol: test');
+    guard.pauseStrategy('s1', 'by carol');
+    guard.check({ id: 'i1', strategy: 's1', accountId: 'acc-1', asset: 'BTC', createdAt: 0, kind: 'cancel', orderId: 'o1' });
+    failures$.next({ name: 's2', strategy: 's2', version: '1', accountId: 'acc-1', assets: ['BTC'], state: 'failed', intents: 3, startedAt: 0, endedAt: 5, error: 'boom' });
+    days$.next({ accountId: 'acc-1', day: '2026-01-04', startEquity: new Dec(100000), endEquity: new Dec('100250.5'), pnl: new Dec('250.5'), fills: 4, trades: 2, totalTrades: 9 });
+    await until('five messages', () => r.requests.length === 5);
+    const got = r.requests.map((q) => q.json<{ event: string; text: string }>());
+    expect(got.map((m) => m.event)).toEqual(['guard_state', 'kill_switch', 'denial', 'strategy_failed', 'daily_summary']);
+    expect(got[0]!.text).toBe('Guard acc-1: ACTIVE → HALTED\nmanual: flattened by hand: by carol: test');
+    expect(got[1]!.text).toContain('Kill switch on acc-1');
+    expect(got[2]!.text).toBe('Denied (strategy_paused) s1: cancel order o1\nstrategy s1 is paused: by carol');
+    expect(got[3]!.text).toBe('Strategy s2 failed and stopped: boom');
+    expect(got[4]!.text).toBe('2026-01-04 acc-1: pnl 250.50 (equity 100000.00 → 100250.50), 4 fills, 2 trades closed (9 since start)');
   });
 
   it('checks the notify block: denial codes, environment variables, unknown keys', () => {

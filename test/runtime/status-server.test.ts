@@ -137,7 +137,7 @@ describe('status server: the cockpit routes and their safety', () => {
     const ro = await cockpitServer(false);
     const refused = await fetch(`${ro.url}/control/strategies/s/pause`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
     expect(refused.status).toBe(403);
-    expect((await refused.json()).error).toBe('read_only');
+    expect(((await refused.json()) as { error: string }).error).toBe('read_only');
 
     const server = await cockpitServer(true);
     const post = (path: string, headers: Record<string, string>, body = '{"actor":"alice","reason":"news at 14:30"}') => fetch(`${server.url}${path}`, { method: 'POST', headers, body });
