@@ -15,7 +15,7 @@ import type { StrategyRunner } from '../../strategy/runner.js';
 import type { PipelineMetrics } from '../metrics.js';
 import type { Pipeline } from '../pipeline.js';
 import type { ControlCall, ControlRoutes, DashboardRoutes } from '../status-server.js';
-import { ControlTargetError, Controller } from './control.js';
+import { ControlRefusedError, ControlTargetError, Controller } from './control.js';
 import { dashboardFiles } from './page.js';
 import { CockpitTracker } from './tracker.js';
 import { dashboardState, statusBody, type ViewSources } from './view.js';
@@ -68,7 +68,7 @@ export class Cockpit {
     this.controller =
       options.controlToken === undefined
         ? undefined
-        : new Controller({ ...v, store: options.store, logger: options.logger, metrics: options.metrics });
+        : new Controller({ ...v, store: options.store, logger: options.logger, metrics: options.metrics, stopping: options.stopping });
   }
 
   /** Subscribe before the pipeline starts. */
@@ -102,7 +102,7 @@ export class Cockpit {
         if (call.kind === 'accounts') return call.action === 'flatten' ? c.flatten(call.target, caller) : c.resumeAccount(call.target, caller);
         return c.cancel(call.target, caller);
       },
-      statusOf: (error) => (error instanceof ControlTargetError ? 404 : 500),
+      statusOf: (error) => (error instanceof ControlTargetError ? 404 : error instanceof ControlRefusedError ? 409 : 500),
     };
   }
 

@@ -35,6 +35,8 @@ export interface ControllerOptions {
   readonly accounts: readonly string[];
   readonly assets: readonly string[];
   readonly newId?: () => string;
+  /** True once shutdown began: no intent is taken then, so a flatten or cancel is refused up front. */
+  readonly stopping?: () => boolean;
 }
 
 /** Who asks: the name the client gave and the peer address of its request. */
@@ -55,6 +57,9 @@ export interface ControlResult {
 
 /** A control that names something that does not exist; the status server answers 404. */
 export class ControlTargetError extends Error {}
+
+/** A control that cannot run now (the daemon is shutting down); the status server answers 409. */
+export class ControlRefusedError extends Error {}
 
 export class Controller {
   readonly #o: ControllerOptions;
@@ -80,6 +85,7 @@ export class Controller {
 
   flatten(accountId: string, caller: ControlCaller): ControlResult {
     this.#account(accountId);
+    this.#running('flatten');
     // The guard emits its close_all on intents$, which the pipeline judges and executes at once.
     const intent = this.#o.guard.flatten(accountId, `by ${caller.actor}: ${caller.reason}`);
     return this.#record('flatten', accountId, caller, intent.id, 'submitted');
@@ -92,6 +98,7 @@ export class Controller {
   }
 
   cancel(orderId: string, caller: ControlCaller): ControlResult {
+    this.#running('cancel');
     const found = this.#order(orderId);
     const intent: CancelIntent = {
       id: this.#newId(),
@@ -115,6 +122,10 @@ export class Controller {
     this.#o.metrics.controls.inc({ action, outcome: outcome.split(':')[0]! });
     this.#o.logger.warn({ event: 'control', ...record }, `control: ${action} ${target} by ${caller.actor} (${caller.origin}): ${outcome}`);
     return { action, target, outcome, intentId, at, wallAt: record.wallAt };
+  }
+
+  #running(what: string): void {
+    if (this.#o.stopping?.()) throw new ControlRefusedError(`the daemon is shutting down: no ${what} now (shutdown keeps protective orders; see shutdown.* in the config)`);
   }
 
   #strategy(name: string): void {
