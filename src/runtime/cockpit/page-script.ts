@@ -49,24 +49,52 @@ export const DASHBOARD_SCRIPT = String.raw`
     var d = new Date(typeof v === 'number' ? v : Date.parse(v));
     return d.toISOString().slice(0, 19).replace('T', ' ');
   }
+  // Tables are updated in place, row by row (keyed) and cell by cell: a cell is rewritten only when its
+  // content changed, so a button under the user's pointer is not replaced by an identical one mid-click.
+  function signature(c) {
+    if (c !== null && typeof c === 'object' && c.nodeType) return c.dataset && c.dataset.control ? 'button:' + c.dataset.control + ':' + c.dataset.path + ':' + c.textContent : c.outerHTML;
+    return 'text:' + (c === null || c === undefined ? '–' : String(c));
+  }
   function table(id, head, rows) {
     var t = document.getElementById(id);
-    t.textContent = '';
-    var tr = el('tr');
-    head.forEach(function (h) { tr.appendChild(el('th', { 'class': h.num ? 'num' : '', text: h.label })); });
-    t.appendChild(el('thead', null, [tr]));
-    var body = el('tbody');
-    rows.forEach(function (r) {
-      var row = el('tr', r.attrs || null);
-      r.cells.forEach(function (c, i) {
-        var td = el('td', { 'class': head[i] && head[i].num ? 'num' : '' });
-        if (c !== null && typeof c === 'object' && c.nodeType) td.appendChild(c); else td.textContent = c === null || c === undefined ? '–' : String(c);
-        row.appendChild(td);
+    var headSig = head.map(function (h) { return h.label; }).join('|');
+    if (t.dataset.head !== headSig) {
+      t.textContent = '';
+      var tr = el('tr');
+      head.forEach(function (h) { tr.appendChild(el('th', { 'class': h.num ? 'num' : '', text: h.label })); });
+      t.appendChild(el('thead', null, [tr]));
+      t.appendChild(el('tbody'));
+      t.dataset.head = headSig;
+    }
+    var body = t.tBodies[0];
+    var existing = {};
+    Array.prototype.forEach.call(body.rows, function (r) { existing[r.dataset.key] = r; });
+    if (rows.length === 0) rows = [{ key: '__none', none: true, cells: [] }];
+    var wanted = rows.map(function (r, i) {
+      var key = r.key || String(i);
+      var row = existing[key];
+      delete existing[key];
+      if (!row) {
+        row = el('tr');
+        row.dataset.key = key;
+        if (r.none) row.appendChild(el('td', { 'class': 'dim', colspan: String(head.length), text: 'none' }));
+      }
+      Object.keys(r.attrs || {}).forEach(function (k) { if (row.getAttribute(k) !== r.attrs[k]) row.setAttribute(k, r.attrs[k]); });
+      r.cells.forEach(function (c, j) {
+        var td = row.cells[j] || row.appendChild(el('td', { 'class': head[j] && head[j].num ? 'num' : '' }));
+        var sig = signature(c);
+        if (td.dataset.sig !== sig) {
+          td.textContent = '';
+          if (c !== null && typeof c === 'object' && c.nodeType) td.appendChild(c); else td.textContent = c === null || c === undefined ? '–' : String(c);
+          td.dataset.sig = sig;
+        } else if (td.firstChild && td.firstChild.tagName === 'BUTTON') {
+          td.firstChild.disabled = !canControl();
+        }
       });
-      body.appendChild(row);
+      return row;
     });
-    if (rows.length === 0) body.appendChild(el('tr', null, [el('td', { 'class': 'dim', colspan: String(head.length), text: 'none' })]));
-    t.appendChild(body);
+    Object.keys(existing).forEach(function (k) { existing[k].remove(); });
+    wanted.forEach(function (row, i) { if (body.rows[i] !== row) body.insertBefore(row, body.rows[i] || null); });
   }
   function canControl() { return !!(lastStatus && lastStatus.control && tokenInput.value); }
   function control(path, what, confirmText) {
@@ -88,7 +116,7 @@ export const DASHBOARD_SCRIPT = String.raw`
   function button(label, path, what, opts) {
     opts = opts || {};
     return el('button', {
-      'class': opts.danger ? 'danger' : '', 'data-control': opts.id || path, text: label, disabled: !canControl(),
+      'class': opts.danger ? 'danger' : '', 'data-control': opts.id || path, 'data-path': path, text: label, disabled: !canControl(),
       onclick: function () { control(path, what, opts.confirm); }
     });
   }
@@ -165,21 +193,25 @@ export const DASHBOARD_SCRIPT = String.raw`
     [['equity', num(a.equity, 2)], ['balance', num(a.balance, 2)], ['free balance', num(a.freeBalance, 2)], ['realised pnl (run)', signed(a.realisedPnl, 2)], ['trades closed', String(a.trades)], ['fills', String(a.fills)]]
       .forEach(function (f) { figs.appendChild(el('div', null, [el('span', { text: f[0] }), el('b', null, [f[1]])])); });
     var buttons = card.querySelector('.buttons');
-    buttons.textContent = '';
-    buttons.appendChild(button('Flatten account', '/control/accounts/' + encodeURIComponent(a.accountId) + '/flatten', 'flatten', { danger: true, id: 'flatten', confirm: 'Flatten account ' + a.accountId + '? Every order is cancelled and every position closed at market; the account stays HALTED until resumed.' }));
-    if (a.guard.state === 'HALTED') buttons.appendChild(button('Resume account', '/control/accounts/' + encodeURIComponent(a.accountId) + '/resume', 'resume account', { id: 'resume-account' }));
+    var halted = a.guard.state === 'HALTED';
+    if (buttons.dataset.halted !== String(halted)) {
+      buttons.textContent = '';
+      buttons.appendChild(button('Flatten account', '/control/accounts/' + encodeURIComponent(a.accountId) + '/flatten', 'flatten', { danger: true, id: 'flatten', confirm: 'Flatten account ' + a.accountId + '? Every order is cancelled and every position closed at market; the account stays HALTED until resumed.' }));
+      if (halted) buttons.appendChild(button('Resume account', '/control/accounts/' + encodeURIComponent(a.accountId) + '/resume', 'resume account', { id: 'resume-account' }));
+      buttons.dataset.halted = String(halted);
+    }
     var rules = Object.keys(a.headroom);
     table('headroom-' + a.accountId, [{ label: 'floor' }, { label: 'level', num: true }, { label: 'headroom', num: true }],
-      rules.map(function (r) { return { cells: [r, num(a.headroom[r].floor, 2), signed(a.headroom[r].headroom, 2)] }; }));
+      rules.map(function (r) { return { key: r, cells: [r, num(a.headroom[r].floor, 2), signed(a.headroom[r].headroom, 2)] }; }));
     table('positions-' + a.accountId,
       [{ label: 'asset' }, { label: 'side' }, { label: 'size', num: true }, { label: 'entry', num: true }, { label: 'mark', num: true }, { label: 'leverage', num: true }, { label: 'unrealised', num: true }, { label: 'realised', num: true }, { label: 'stop', num: true }, { label: 'take', num: true }, { label: 'opened' }],
       a.positions.map(function (p) {
-        return { attrs: { 'data-position': p.positionId }, cells: [p.asset + (p.external ? ' (external)' : ''), p.direction, num(p.size, 6), num(p.entryPrice, 2), num(p.markPrice, 2), p.leverage === null ? '–' : num(p.leverage, 2) + '×', signed(p.unrealisedPnl, 2), signed(p.realisedPnl, 2), num(p.stopLoss, 2), num(p.takeProfit, 2), time(p.openedAt)] };
+        return { key: p.positionId, attrs: { 'data-position': p.positionId }, cells: [p.asset + (p.external ? ' (external)' : ''), p.direction, num(p.size, 6), num(p.entryPrice, 2), num(p.markPrice, 2), p.leverage === null ? '–' : num(p.leverage, 2) + '×', signed(p.unrealisedPnl, 2), signed(p.realisedPnl, 2), num(p.stopLoss, 2), num(p.takeProfit, 2), time(p.openedAt)] };
       }));
     table('orders-' + a.accountId,
       [{ label: 'type' }, { label: 'side' }, { label: 'trigger', num: true }, { label: 'amount', num: true }, { label: 'created' }, { label: '' }],
       a.activeOrders.map(function (o) {
-        return { attrs: { 'data-order': o.id }, cells: [o.type + (o.external ? ' (external)' : ''), o.direction, num(o.triggerPrice, 2), num(o.amount, 2), time(o.createdAt),
+        return { key: o.id, attrs: { 'data-order': o.id }, cells: [o.type + (o.external ? ' (external)' : ''), o.direction, num(o.triggerPrice, 2), num(o.amount, 2), time(o.createdAt),
           button('Cancel', '/control/orders/' + encodeURIComponent(o.id) + '/cancel', 'cancel ' + o.type + ' order', { id: 'cancel' })] };
       }));
   }
@@ -203,25 +235,25 @@ export const DASHBOARD_SCRIPT = String.raw`
     table('strategies', [{ label: 'name' }, { label: 'account' }, { label: 'assets' }, { label: 'state' }, { label: 'intents', num: true }, { label: 'error' }, { label: '' }],
       s.strategies.map(function (st) {
         var shown = st.paused ? 'paused' : st.state;
-        return { attrs: { 'data-strategy': st.name, 'data-state': shown }, cells: [st.name + ' ' + st.version, st.accountId, st.assets.join(', '), el('span', { 'class': shown, text: shown + (st.pausedReason ? ' (' + st.pausedReason + ')' : '') }), String(st.intents), st.error || '',
+        return { key: st.name, attrs: { 'data-strategy': st.name, 'data-state': shown }, cells: [st.name + ' ' + st.version, st.accountId, st.assets.join(', '), el('span', { 'class': shown, text: shown + (st.pausedReason ? ' (' + st.pausedReason + ')' : '') }), String(st.intents), st.error || '',
           st.paused ? button('Resume', '/control/strategies/' + encodeURIComponent(st.name) + '/resume', 'resume ' + st.name, { id: 'resume' })
                     : button('Pause', '/control/strategies/' + encodeURIComponent(st.name) + '/pause', 'pause ' + st.name, { id: 'pause' })] };
       }));
     var fills = state.fills.slice().reverse();
     table('fills', [{ label: 'time' }, { label: 'asset' }, { label: 'action' }, { label: 'side' }, { label: 'size', num: true }, { label: 'price', num: true }, { label: 'pnl', num: true }, { label: 'fee', num: true }, { label: 'origin' }],
       fills.map(function (f) {
-        return { attrs: { 'data-fill': f.id, 'data-origin': f.origin }, cells: [time(f.at), f.asset, f.action, f.direction, num(f.size, 6), num(f.price, 2), f.realisedPnl === null ? '–' : signed(f.realisedPnl, 2), num(f.fee, 2), f.origin + (f.strategy && f.origin !== 'kill_switch' ? ' · ' + f.strategy : '')] };
+        return { key: f.id, attrs: { 'data-fill': f.id, 'data-origin': f.origin }, cells: [time(f.at), f.asset, f.action, f.direction, num(f.size, 6), num(f.price, 2), f.realisedPnl === null ? '–' : signed(f.realisedPnl, 2), num(f.fee, 2), f.origin === 'strategy' && f.strategy ? f.strategy : f.origin] };
       }));
     fillsShown = state.fills.length;
     document.body.dataset.fills = String(fillsShown);
     var decisions = state.decisions.slice().reverse();
     table('decisions', [{ label: 'time' }, { label: 'strategy' }, { label: 'intent' }, { label: 'verdict' }, { label: 'code' }, { label: 'why' }],
       decisions.map(function (d) {
-        return { attrs: { 'data-decision': d.intentId, 'data-verdict': d.verdict }, cells: [time(d.at), d.strategy, d.summary, el('span', { 'class': d.verdict, text: d.verdict }), d.code || '', d.reason || ''] };
+        return { key: d.intentId + ':' + d.at, attrs: { 'data-decision': d.intentId, 'data-verdict': d.verdict }, cells: [time(d.at), d.strategy, d.summary, el('span', { 'class': d.verdict, text: d.verdict }), d.code || '', d.reason || ''] };
       }));
     table('guard-changes', [{ label: 'time' }, { label: 'account' }, { label: 'from' }, { label: 'to' }, { label: 'reason' }],
       state.guardChanges.slice().reverse().map(function (c) {
-        return { cells: [time(c.at), c.accountId, el('span', { 'class': c.from, text: c.from }), el('span', { 'class': c.to, text: c.to }), c.reason] };
+        return { key: c.accountId + ':' + c.at + ':' + c.to, cells: [time(c.at), c.accountId, el('span', { 'class': c.from, text: c.from }), el('span', { 'class': c.to, text: c.to }), c.reason] };
       }));
     renderControls(s);
     if (Object.keys(charts).length === s.accounts.length) {

@@ -30,7 +30,7 @@ td.num, th.num { text-align:right; }
 .HALTED, .failed, .denied, .bad { color:var(--bad); }
 .badge.ACTIVE { background:rgba(46,160,67,.15); } .badge.REDUCING { background:rgba(210,153,34,.15); } .badge.HALTED { background:rgba(248,81,73,.15); }
 .figures { display:flex; flex-wrap:wrap; gap:18px; margin:6px 0 10px; }
-.figures div span { display:block; color:var(--dim); font-size:11px; }
+.figures div > span { display:block; color:var(--dim); font-size:11px; }
 .figures div b { font-size:15px; font-variant-numeric:tabular-nums; }
 .chart { height:280px; margin:6px 0 10px; }
 .dim { color:var(--dim); }
