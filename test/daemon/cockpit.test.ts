@@ -176,3 +176,16 @@ describe.skipIf(!existsSync(CHROMIUM))(`the cockpit of a paper run in headless C
     expect(daemon.stdout()).not.toContain(BOT_TOKEN);
   }, 240_000);
 });
+
+describe('the control token', () => {
+  it('a config naming an unset token variable is refused at start, naming the key and the variable', async () => {
+    const config = path.join(tmp.dir, 'no-token.yaml');
+    writeFileSync(config, runYaml(path.join(tmp.dir, 'no-token.db'), 'http://127.0.0.1:9').replace('PROPBOT_TEST_CONTROL_TOKEN', 'PROPBOT_TEST_TOKEN_NOT_SET').replace(/notify:[\s\S]*$/, ''));
+    const daemon = cli(['run', '--config', config], { PROPBOT_TEST_TOKEN_NOT_SET: '' });
+    const exit = await daemon.exit;
+    expect(exit.code).not.toBe(0);
+    expect(daemon.stderr()).toContain('status.controlTokenEnv');
+    expect(daemon.stderr()).toContain('PROPBOT_TEST_TOKEN_NOT_SET, which is not set');
+  });
+});
+

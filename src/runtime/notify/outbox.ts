@@ -63,6 +63,7 @@ export class Outbox {
   readonly #stop = new AbortController();
   #running: Promise<void> | undefined;
   #closed = false;
+  #drops = 0;
 
   constructor(options: OutboxOptions) {
     this.#o = options;
@@ -85,7 +86,11 @@ export class Outbox {
     while (this.#queue.length > this.#o.queueSize) {
       const dropped = this.#queue.shift()!;
       this.#count('dropped');
-      this.#o.logger?.warn({ event: 'notify_drop', channel: this.name, dropped: dropped.event }, `notify ${this.name}: queue full, dropped the oldest message`);
+      this.#drops += 1;
+      // A dead receiver drops one message per event: the log says so once, then every hundredth time.
+      if (this.#drops === 1 || this.#drops % 100 === 0) {
+        this.#o.logger?.warn({ event: 'notify_drop', channel: this.name, dropped: dropped.event, drops: this.#drops }, `notify ${this.name}: queue full, dropped the oldest message (${this.#drops} so far)`);
+      }
     }
     this.#gauge();
     this.#running ??= this.#drain().finally(() => (this.#running = undefined));
