@@ -144,7 +144,7 @@ describe('notifications to a real receiver', () => {
     guard.flatten('acc-1', 'by carol: test');
     guard.pauseStrategy('s1', 'by carol');
     guard.check({ id: 'i1', strategy: 's1', accountId: 'acc-1', asset: 'BTC', createdAt: 0, kind: 'cancel', orderId: 'o1' });
-    failures$.next({ name: 's2', strategy: 's2', version: '1', accountId: 'acc-1', assets: ['BTC'], state: 'failed', intents: 3, startedAt: 0, endedAt: 5, error: 'boom' });
+    failures$.next({ name: 's2', strategy: 's2', version: '1', accountId: 'acc-1', assets: ['BTC'], state: 'failed', intents: 3, startedAt: 0, endedAt: 5, error: 'boom', failedIn: null, errorLocation: null } as StrategyStatus);
     days$.next({ accountId: 'acc-1', day: '2026-01-04', startEquity: new Dec(100000), endEquity: new Dec('100250.5'), pnl: new Dec('250.5'), fills: 4, trades: 2, totalTrades: 9 });
     await until('five messages', () => r.requests.length === 5);
     const got = r.requests.map((q) => q.json<{ event: string; text: string }>());

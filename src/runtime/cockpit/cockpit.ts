@@ -4,8 +4,6 @@
  * serves them on.
  */
 import type { Logger } from 'pino';
-import type { Observable } from 'rxjs';
-import type { PositionEvent } from '../../api/types.js';
 import type { Clock } from '../../core/clock.js';
 import type { Executor } from '../../execution/executor.js';
 import type { MarketFeed } from '../../feed/types.js';
@@ -17,7 +15,7 @@ import type { Pipeline } from '../pipeline.js';
 import type { ControlCall, ControlRoutes, DashboardRoutes } from '../status-server.js';
 import { ControlRefusedError, ControlTargetError, Controller } from './control.js';
 import { dashboardFiles } from './page.js';
-import { CockpitTracker } from './tracker.js';
+import { CockpitTracker, type TrackerSources } from './tracker.js';
 import { dashboardState, statusBody, type ViewSources } from './view.js';
 
 export interface CockpitVenue {
@@ -38,7 +36,7 @@ export interface CockpitOptions {
   readonly store: Store;
   readonly logger: Logger;
   readonly metrics: PipelineMetrics;
-  readonly positionEvents$: Observable<PositionEvent>;
+  readonly positionEvents$: TrackerSources['positionEvents$'];
   /** The control token; without it the cockpit is read-only. */
   readonly controlToken?: string;
   readonly pushIntervalMs: number;

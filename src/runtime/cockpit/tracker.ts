@@ -9,6 +9,7 @@
 import type { Decimal } from 'decimal.js';
 import { Subject, Subscription, type Observable } from 'rxjs';
 import type { PositionEvent } from '../../api/types.js';
+import type { Origin } from '../../report/origin.js';
 import type { Clock } from '../../core/clock.js';
 import { Dec } from '../../core/decimal.js';
 import type { Executor } from '../../execution/executor.js';
@@ -26,8 +27,11 @@ export interface TrackerSources {
   readonly executor: Executor;
   readonly accounts: readonly string[];
   readonly assets: readonly string[];
-  /** Every position event the daemon sees (engine events on paper, new versions from polls live). */
-  readonly positionEvents$: Observable<PositionEvent>;
+  /**
+   * Every position event the daemon sees (engine events on paper, new versions from polls live), with
+   * its origin as the daemon recorded it in the store and the log (when it has one).
+   */
+  readonly positionEvents$: Observable<{ readonly event: PositionEvent; readonly origin?: Origin }>;
   readonly strategyStatus$: Observable<StrategyStatus>;
 }
 
@@ -144,7 +148,7 @@ export class CockpitTracker {
         }
       }),
     );
-    this.#subs.add(s.positionEvents$.subscribe((e) => this.#onPositionEvent(e)));
+    this.#subs.add(s.positionEvents$.subscribe(({ event, origin }) => this.#onPositionEvent(event, origin)));
     this.#subs.add(s.strategyStatus$.subscribe((st) => st.state === 'failed' && this.#failures$.next(st)));
     return this;
   }
@@ -226,11 +230,12 @@ export class CockpitTracker {
     this.#version += 1;
   }
 
-  #onPositionEvent(e: PositionEvent): void {
+  #onPositionEvent(e: PositionEvent, recorded: Origin | undefined): void {
     if (!FILL_EVENTS.has(e.eventName) || e.exchangedBase.isZero()) return;
     const a = this.#accounts.get(e.trader);
     if (!a) return;
-    const { origin, strategy } = this.#originOf(e);
+    // The daemon's attribution is what the store and the log say: the page shows the same.
+    const { origin, strategy } = recorded !== undefined ? { origin: recorded.kind, strategy: recorded.strategy ?? null } : this.#originOf(e);
     const closing = e.eventName !== 'increasePosition';
     const fill: FillView = {
       id: `${e.idx}:${e.version}`,

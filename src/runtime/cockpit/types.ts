@@ -1,6 +1,7 @@
 /** What the cockpit (dashboard, controls, notifications) shows and sends. */
 import type { Decimal } from 'decimal.js';
 import type { Direction } from '../../api/types.js';
+import type { OriginKind } from '../../report/origin.js';
 
 /** One point of an account's equity chart, with the drawdown floors at that time (chart numbers). */
 export interface EquityPoint {
@@ -31,11 +32,11 @@ export interface DecisionView {
 }
 
 /**
- * Who caused a fill: a strategy's own order, an attached stop or take, the guard's kill switch, a
- * control from the cockpit, the platform (liquidation, force close), or unknown (a poll that saw the
- * position change without the order that changed it).
+ * Who caused a fill: the daemon's attribution (`report/origin.ts`: strategy, stop loss, take profit,
+ * trailing stop, liquidation, kill switch, force close, funding, external), or, where none was given,
+ * the cockpit's own reading (`control`, `unknown`).
  */
-export type FillOrigin = 'strategy' | 'stop_loss' | 'take_profit' | 'trailing_stop' | 'kill_switch' | 'control' | 'liquidation' | 'force_close' | 'unknown';
+export type FillOrigin = OriginKind | 'control' | 'unknown';
 
 export interface FillView {
   /** `positionId:version`. */
