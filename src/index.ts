@@ -66,7 +66,15 @@ export type {
   TrackedOrder,
 } from './execution/index.js';
 export { Store, SCHEMA_VERSION, MIGRATIONS } from './store/index.js';
-export type { StoreOptions, RecordedSnapshot, EquitySample, StoredDecision } from './store/index.js';
+export type { StoreOptions, RecordedSnapshot, EquitySample, StoredDecision, ControlRecord } from './store/index.js';
+
+// The daemon's cockpit: notifications (usable on their own) and what the dashboard shows.
+export { Notifier } from './runtime/notify/notifier.js';
+export type { NotifierOptions, NotifySources } from './runtime/notify/notifier.js';
+export { NotifyConfigSchema, NOTIFY_EVENTS } from './runtime/notify/config.js';
+export type { NotifyConfig, NotifyChannelConfig, NotifyEvent } from './runtime/notify/config.js';
+export type { OutboxMessage, Transport } from './runtime/notify/outbox.js';
+export type { DaySummary, DecisionView, EquityPoint, FillOrigin, FillView } from './runtime/cockpit/types.js';
 
 export { startSandbox, parseSandboxConfig, loadSandboxConfig, defaultSandboxConfig } from './sandbox/index.js';
 export type { SandboxOptions, SandboxHandle, SandboxDescription, SandboxConfig } from './sandbox/index.js';

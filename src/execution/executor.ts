@@ -149,6 +149,8 @@ interface Entry {
   /** When the executor received it: an entry's queue wait counts from here (lookups included). */
   submittedAt: number;
   updatedAt: number;
+  /** Order of submission. */
+  seq: number;
 }
 
 type SettleResult<T> = { found: true; value: T } | { found: false };
@@ -193,6 +195,9 @@ export class Executor {
   #marketIds: Promise<Map<string, string>> | undefined;
   #closed = false;
   #dropCode: string | null = null;
+  /** Entries numbered so far; an account's untouched entries numbered up to its flatten are dropped. */
+  #seq = 0;
+  readonly #flattenedAt = new Map<string, number>();
 
   constructor(options: ExecutorOptions) {
     this.#exchange = options.exchange;
@@ -256,6 +261,9 @@ export class Executor {
     if (this.#closed) throw new Error('Executor.submit: the executor is closed');
     const known = this.#entries.get(intent.id);
     if (known) return known.done;
+    // Flattening an account cancels every order, and an entry still waiting here is an order not yet
+    // sent: it must not open a position after the close-all has run (the kill switch's HALTED promise).
+    if (intent.kind === 'close_all' && intent.scope === 'account') this.#flattenedAt.set(intent.accountId, this.#seq);
     return this.#start(intent, new Map(), []);
   }
 
@@ -350,6 +358,7 @@ export class Executor {
       done: Promise.resolve(undefined as never),
       submittedAt: 0,
       updatedAt: 0,
+      seq: 0,
     };
   }
 
@@ -388,6 +397,7 @@ export class Executor {
       done: Promise.resolve(undefined as never),
       submittedAt: this.#clock.now(),
       updatedAt: this.#clock.now(),
+      seq: ++this.#seq,
     };
     for (const o of orders) this.#addTracked(entry, o);
     this.#entries.set(intent.id, entry);
@@ -827,6 +837,9 @@ export class Executor {
           for (;;) {
             if (droppable && this.#dropCode !== null) {
               throw new IntentEnd('dropped', this.#dropCode, 'dropped before it was sent: the executor is shutting down');
+            }
+            if (droppable && entry.seq <= (this.#flattenedAt.get(entry.intent.accountId) ?? 0)) {
+              throw new IntentEnd('dropped', 'account_flattened', 'dropped before it was sent: the account was flattened after it was queued');
             }
             if (tooLate(this.#clock.now())) break;
             const wait = gate.tryTake();

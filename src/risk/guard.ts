@@ -147,6 +147,8 @@ export class RiskGuard {
   readonly #intents = new Subject<OrderIntent>();
   readonly #divergences = new Subject<EquityDivergence>();
   readonly #actions = new Subject<GuardAction>();
+  /** Strategies paused by hand (the cockpit): every intent of theirs is denied until resumed. */
+  readonly #paused = new Map<string, string>();
 
   /** Every decision, approvals and denials, in the order made. */
   readonly decisions$: Observable<Decision> = this.#decisions.asObservable();
@@ -203,6 +205,8 @@ export class RiskGuard {
   check(intent: OrderIntent): Decision {
     const now = this.#clock.now();
     const book = this.#book(intent.accountId);
+    const paused = this.#paused.get(intent.strategy);
+    if (paused !== undefined) return this.#deny(intent, now, 'control', 'strategy_paused', `strategy ${intent.strategy} is paused: ${paused}`, undefined);
     let ctx: RuleContext;
     try {
       this.#expire(book, now);
@@ -425,6 +429,42 @@ export class RiskGuard {
     this.#evaluate(book, this.#clock.now());
   }
 
+  /**
+   * Pause a strategy: every intent it emits is denied (`strategy_paused`) until `resumeStrategy`.
+   * Orders it already placed stay at the venue, so its stops and takes keep protecting its positions.
+   */
+  pauseStrategy(strategy: string, reason: string): void {
+    if (strategy === RISK_GUARD_STRATEGY) throw new Error('the risk guard\'s own intents cannot be paused');
+    this.#paused.set(strategy, reason);
+    this.#logger?.info({ strategy, reason }, `risk guard: strategy ${strategy} paused: ${reason}`);
+  }
+
+  resumeStrategy(strategy: string, reason: string): boolean {
+    const was = this.#paused.delete(strategy);
+    if (was) this.#logger?.info({ strategy, reason }, `risk guard: strategy ${strategy} resumed: ${reason}`);
+    return was;
+  }
+
+  /** Paused strategies and why. */
+  pausedStrategies(): ReadonlyMap<string, string> {
+    return this.#paused;
+  }
+
+  /**
+   * Flatten an account by hand: the kill switch's own path (HALTED, then the `close_all` intent on
+   * `intents$`), except that the halt lasts until `resume` rather than the next UTC day.
+   */
+  flatten(accountId: string, reason: string): CloseAllIntent {
+    const book = this.#book(accountId);
+    const now = this.#clock.now();
+    book.manual = { state: 'HALTED', reason: `flattened by hand: ${reason}` };
+    this.#evaluate(book, now);
+    const intent = this.#closeAll(book, now, `kill switch: flattened by hand: ${reason}`);
+    this.#logger?.warn({ event: 'guard_action', accountId, rule: 'kill_switch', code: 'flattened_by_hand', intentId: intent.id }, `risk guard: flattening ${accountId} by hand: ${reason}`);
+    this.#intents.next(intent);
+    return intent;
+  }
+
   /** Lift manual states, a halt and the consistency latch (the kill switch may trip again at once). */
   resume(accountId: string, reason: string): void {
     const book = this.#book(accountId);
@@ -548,8 +588,9 @@ export class RiskGuard {
     this.#states.next(change);
   }
 
-  #flatten(book: GuardBook, now: number, trip: KillSwitchTrip, equity: bigint): void {
-    const intent: CloseAllIntent = {
+  /** The kill switch's intent: cancel every order, close every position of the account. */
+  #closeAll(book: GuardBook, now: number, note: string): CloseAllIntent {
+    return {
       id: this.#newId(),
       strategy: RISK_GUARD_STRATEGY,
       accountId: book.accountId,
@@ -558,8 +599,12 @@ export class RiskGuard {
       kind: 'close_all',
       scope: 'account',
       cause: 'kill_switch',
-      note: `kill switch: ${trip.reason}`,
+      note,
     };
+  }
+
+  #flatten(book: GuardBook, now: number, trip: KillSwitchTrip, equity: bigint): CloseAllIntent {
+    const intent = this.#closeAll(book, now, `kill switch: ${trip.reason}`);
     const action: GuardAction = {
       accountId: book.accountId,
       at: now,
@@ -578,5 +623,6 @@ export class RiskGuard {
     );
     this.#actions.next(action);
     this.#intents.next(intent);
+    return intent;
   }
 }

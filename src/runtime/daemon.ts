@@ -6,7 +6,7 @@
  * store stays consistent because every batch is one sqlite transaction).
  */
 import type { Logger } from 'pino';
-import { Subscription } from 'rxjs';
+import { Subject, Subscription } from 'rxjs';
 import type { Exchange } from '../api/exchange.js';
 import { HttpExchange } from '../api/client.js';
 import { RateLimitError, TransientFailure, UnauthorizedError } from '../api/errors.js';
@@ -29,13 +29,15 @@ import type { StrategyState, StrategyStateStore } from '../strategy/state.js';
 import type { PositionEvent } from '../api/types.js';
 import type { Origin } from '../report/origin.js';
 import { Attribution } from './attribution.js';
+import { Cockpit } from './cockpit/cockpit.js';
 import { instrumentExchange } from './instrumented-exchange.js';
 import { LocalSession } from './local-session.js';
 import { PipelineMetrics } from './metrics.js';
+import { Notifier } from './notify/notifier.js';
 import { Pipeline } from './pipeline.js';
 import type { LoadedRunConfig, RunConfig } from './run-config.js';
 import { scenarioMarkets } from './scenario.js';
-import { startStatusServer, type StatusServer } from './status-server.js';
+import { isLoopbackHost, startStatusServer, type StatusServer } from './status-server.js';
 
 export interface DaemonOptions {
   readonly env?: Record<string, string | undefined>;
@@ -75,6 +77,10 @@ export class Daemon {
   #stopping = false;
   #signals = 0;
   readonly #metrics = new PipelineMetrics();
+  /** Every position event seen (engine events on paper, new versions from polls live), for the cockpit. */
+  readonly #positionEvents = new Subject<{ readonly event: PositionEvent; readonly origin: Origin }>();
+  #cockpit: Cockpit | undefined;
+  #notifier: Notifier | undefined;
 
   constructor(loaded: LoadedRunConfig, options: DaemonOptions = {}) {
     this.#loaded = loaded;
@@ -96,10 +102,18 @@ export class Daemon {
     const apiKey = config.mode === 'paper' ? undefined : readApiKey(config, env, this.#loaded.source);
     // Hidden from every log line and everything the CLI prints, in any mode (a paper run's plugin may read it too).
     registerSecret(apiKey ?? env[config.connection?.apiKeyEnv ?? 'PROPBOT_API_KEY']);
+    const controlToken = readControlToken(config, env, this.#loaded.source);
+    registerSecret(controlToken);
+    const ownSecrets = [apiKey, controlToken].filter((s): s is string => s !== undefined);
+    // Built before the logger so its tokens are scrubbed from the log too (it registers them); it logs
+    // through #log once that exists.
+    this.#notifier = config.notify
+      ? newNotifier({ config: config.notify, env, secrets: ownSecrets, metrics: this.#metrics, logger: { warn: (o, m) => this.#log.warn(o, m), debug: (o, m) => this.#log.debug(o, m) } }, this.#loaded.source)
+      : undefined;
     this.#log = createLogger({
       level: config.log.level,
       format: config.log.format,
-      secrets: apiKey ? [apiKey] : [],
+      secrets: this.#notifier?.secrets ?? ownSecrets,
       ...(this.#options.logDestination ? { destination: this.#options.logDestination } : {}),
       name: 'propbot',
     });
@@ -112,14 +126,34 @@ export class Daemon {
       this.#venue =
         config.mode === 'paper' ? await this.#paperVenue(strategies, states) : await this.#remoteVenue(strategies, states, apiKey!);
       this.#record(this.#venue);
+      const cockpit = (this.#cockpit = new Cockpit({
+        mode: config.mode,
+        venue: this.#venue,
+        external: this.#external,
+        store: this.#store,
+        logger: this.#log,
+        metrics: this.#metrics,
+        positionEvents$: this.#positionEvents,
+        ...(controlToken !== undefined ? { controlToken } : {}),
+        pushIntervalMs: config.status.pushIntervalMs,
+        stopping: () => this.#stopping,
+      }).start());
+      this.#notifier?.connect({ guard: this.#venue.guard, fills$: cockpit.tracker.fills$, days$: cockpit.tracker.days$, failures$: cockpit.tracker.failures$ });
       if (config.status.enabled) {
+        const control = cockpit.controlRoutes;
         this.#status = await startStatusServer({
           port: config.status.port,
-          host: config.status.host,
+          ...(config.status.host !== undefined ? { host: config.status.host, allowNonLoopback: true } : {}),
+          allowedHosts: config.status.allowedHosts,
           metrics: this.#metrics,
           health: () => ({ healthy: !this.#stopping, detail: { mode: config.mode, stopping: this.#stopping } }),
-          status: () => this.#statusBody(),
+          status: () => (this.#venue ? cockpit.status() : { status: 'stopped' }),
+          dashboard: cockpit.dashboardRoutes,
+          ...(control ? { control } : {}),
         });
+        if (config.status.host !== undefined && !isLoopbackHost(config.status.host)) {
+          this.#log.warn({ event: 'status_exposed', host: config.status.host }, `the status server listens on ${config.status.host}: whoever reaches it sees the account${control ? ' (controls still need the token)' : ''}`);
+        }
       }
       this.#log.info(
         { event: 'ready', mode: config.mode, accounts: this.#venue.accounts, strategies: strategies.map((s) => s.strategy.name), status: this.#status?.url ?? null, store: config.store.file },
@@ -127,6 +161,7 @@ export class Daemon {
       );
       this.#options.onReady?.({ statusUrl: this.#status?.url ?? null, accounts: this.#venue.accounts });
       started = true;
+      this.#notifier?.send({ event: 'daemon', at: Date.now(), text: `propbot ${config.mode} started: ${strategies.length} strateg${strategies.length === 1 ? 'y' : 'ies'} on ${this.#venue.accounts.length} account(s)`, data: { state: 'started', mode: config.mode, accounts: this.#venue.accounts } });
       await this.#venue.run(this.#abort.signal);
       if (!this.#stopping) this.stop(config.mode === 'paper' ? 'the paper data has ended' : 'the pipeline ended');
       await this.#shutdown();
@@ -503,6 +538,7 @@ export class Daemon {
   /** A position event, with its origin, to the store and the log (funding at debug, fills at info). */
   #recordFill(p: PositionEvent, origin: Origin): void {
     this.#store!.recordPositionEvent(p, origin);
+    this.#positionEvents.next({ event: p, origin });
     const line = {
       event: 'fill',
       positionId: p.idx,
@@ -520,42 +556,6 @@ export class Daemon {
     else this.#log.info(line, msg);
   }
 
-  async #statusBody(): Promise<unknown> {
-    const venue = this.#venue;
-    if (!venue) return { status: 'starting' };
-    const accounts = [];
-    for (const accountId of venue.accounts) {
-      const view = venue.guard.accountView(accountId);
-      const positions = [];
-      for (const asset of venue.assets) {
-        const latest = await firstValue(venue.feed.positions$(accountId, asset));
-        for (const p of latest?.data ?? []) {
-          positions.push({ positionId: p.idx, asset, direction: p.direction, size: p.size, notional: p.notional, margin: p.margin, openedAt: p.openedAt, external: this.#external.positions.has(p.idx) });
-        }
-      }
-      const orders = (await firstValue(venue.feed.orders$(accountId)))?.data ?? [];
-      accounts.push({
-        accountId,
-        guard: view ? { state: view.state, reason: view.reason } : { state: venue.guard.state(accountId), reason: venue.guard.stateReason(accountId) },
-        phase: view?.phase ?? null,
-        equity: view?.equity ?? null,
-        balance: view?.balance ?? null,
-        freeBalance: view?.freeBalance ?? null,
-        headroom: Object.fromEntries((view?.floors ?? []).map((f) => [f.rule, { floor: f.floor, headroom: f.headroom }])),
-        positions,
-        activeOrders: orders.map((o) => ({ id: o.id, type: o.type, direction: o.direction, triggerPrice: o.triggerPrice, amount: o.amount, external: this.#external.orders.has(o.id) })),
-      });
-    }
-    return {
-      mode: this.#loaded.config.mode,
-      now: new Date(venue.clock.now()).toISOString(),
-      stopping: this.#stopping,
-      accounts,
-      strategies: venue.runner.status(),
-      intents: { ...venue.pipeline.counts, queues: venue.executor.stats() },
-    };
-  }
-
   async #shutdown(): Promise<void> {
     const { config } = this.#loaded;
     const venue = this.#venue;
@@ -571,11 +571,17 @@ export class Daemon {
       if (!drained) this.#log.warn({ event: 'shutdown' }, `intents still in flight after ${config.shutdown.drainTimeoutMs} ms; their keys are stored and the next start settles them`);
       if (config.shutdown.cancelOpenEntries) await this.#cancelEntries(venue);
       venue.pipeline.close();
+      this.#cockpit?.stop();
       venue.guard.close();
       venue.attribution.close();
       this.#venue = undefined;
     }
     this.#subs.unsubscribe();
+    if (this.#notifier) {
+      this.#notifier.send({ event: 'daemon', at: Date.now(), text: `propbot ${config.mode} stopped`, data: { state: 'stopped', mode: config.mode } });
+      await this.#notifier.close();
+      this.#notifier = undefined;
+    }
     await this.#status?.close();
     this.#status = undefined;
     if (this.#store) {
@@ -610,6 +616,28 @@ function readApiKey(config: RunConfig, env: Record<string, string | undefined>, 
   return key.trim();
 }
 
+/** The control token, when the config names its variable; a named but unset variable is an error. */
+function readControlToken(config: RunConfig, env: Record<string, string | undefined>, source: string): string | undefined {
+  const name = config.status.controlTokenEnv;
+  if (name === undefined) return undefined;
+  const token = env[name]?.trim();
+  const fail = (message: string): never => {
+    throw locateConfigError(new ConfigError('status.controlTokenEnv', message), source);
+  };
+  if (token === undefined || token === '') return fail(`the control token is read from the environment variable ${name}, which is not set (remove the key for a read-only dashboard)`);
+  if (token.length < 16) return fail(`the control token in ${name} is ${token.length} characters; use at least 16`);
+  return token;
+}
+
+/** A notifier; a channel's missing environment variable is reported at its config line. */
+function newNotifier(options: ConstructorParameters<typeof Notifier>[0], source: string): Notifier {
+  try {
+    return new Notifier(options);
+  } catch (error) {
+    throw locateConfigError(error, source);
+  }
+}
+
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (ms <= 0 || signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
@@ -620,17 +648,5 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     }
     signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
-/** The latest value a shared stream replays to a new subscriber, if it has one. */
-function firstValue<T>(stream: import('rxjs').Observable<T>): Promise<T | undefined> {
-  return new Promise((resolve) => {
-    let value: T | undefined;
-    const sub = stream.subscribe((v) => {
-      value = v;
-    });
-    sub.unsubscribe();
-    resolve(value);
   });
 }

@@ -61,6 +61,25 @@ export class PipelineMetrics {
     registers: [this.registry],
   });
 
+  readonly controls = new Counter({
+    name: 'propbot_control_actions_total',
+    help: 'Actions taken from the cockpit (pause, resume, flatten, resume_account, cancel), by outcome.',
+    labelNames: ['action', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly notifications = new Counter({
+    name: 'propbot_notifications_total',
+    help: 'Notifications by channel and outcome: sent, failed (gave up after retries or refused), dropped (queue full or shutdown).',
+    labelNames: ['channel', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly notifyQueue = new Gauge({
+    name: 'propbot_notify_queue',
+    help: 'Notifications waiting to be sent, by channel.',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+
   text(): Promise<string> {
     return this.registry.metrics();
   }

@@ -75,6 +75,8 @@ export class Pipeline {
     const { guard, runner, executor, feed } = this.#o;
     for (const account of this.#o.accounts) {
       this.#subs.add(guard.connect(feed, { accountId: account.accountId, assets: account.assets }));
+      // Every account has a sample from the start, so an alert on the gauge sees ACTIVE before any change.
+      this.#o.metrics?.guardState.set({ account: account.accountId }, GUARD_STATE_VALUE[guard.state(account.accountId)]);
     }
     this.#subs.add(guard.state$.subscribe((change) => this.#onGuardState(change)));
     this.#subs.add(guard.intents$.subscribe((intent) => this.#onIntent(intent)));
@@ -103,11 +105,19 @@ export class Pipeline {
     this.#subs.unsubscribe();
   }
 
-  #onIntent(intent: OrderIntent): void {
+  /**
+   * An intent from outside the strategies (the cockpit's controls): recorded, judged by the guard and
+   * executed exactly as a strategy's. Returns the guard's decision, or undefined once shutdown began.
+   */
+  submit(intent: OrderIntent): Decision | undefined {
+    return this.#onIntent(intent);
+  }
+
+  #onIntent(intent: OrderIntent): Decision | undefined {
     const { guard, executor, store, metrics } = this.#o;
     if (!this.#accepting) {
       this.#log.warn({ intentId: intent.id, strategy: intent.strategy }, 'intent after shutdown began: not executed');
-      return;
+      return undefined;
     }
     this.#intents += 1;
     metrics?.intents.inc({ strategy: intent.strategy, kind: intent.kind });
@@ -124,7 +134,7 @@ export class Pipeline {
         { event: 'decision', intentId: intent.id, verdict: 'denied', code: decision.code, rule: decision.rule, reason: decision.reason },
         `denied ${intent.kind} ${intent.id}: ${decision.code}`,
       );
-      return;
+      return decision;
     }
     this.#approved += 1;
     this.#log.info({ event: 'decision', intentId: intent.id, verdict: 'approved' }, `approved ${intent.kind} ${intent.id}`);
@@ -137,6 +147,7 @@ export class Pipeline {
     );
     this.#inFlight.add(done);
     void done.finally(() => this.#inFlight.delete(done));
+    return decision;
   }
 
   #onUpdate(update: IntentUpdate): void {

@@ -10,6 +10,7 @@ import { ACCOUNT_TYPES } from '../api/types.js';
 import { loadConfigFile, parseConfigText } from '../core/config-file.js';
 import { FEED_RESOURCES } from '../feed/polling-feed.js';
 import { RiskGuardConfigSchema } from '../risk/config.js';
+import { envName, NotifyConfigSchema } from './notify/config.js';
 import { BACKTEST_PRESETS, dateValue, MarketFileSchema, resolveStrategySpec } from './scenario.js';
 
 export const RUN_MODES = ['paper', 'sandbox', 'live'] as const;
@@ -49,7 +50,7 @@ export const RunConfigSchema = z.strictObject({
         if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
       }),
       /** Name of the environment variable holding the API key. */
-      apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name').default('PROPBOT_API_KEY'),
+      apiKeyEnv: envName.default('PROPBOT_API_KEY'),
       timeoutMs: z.number().int().positive().default(10_000),
     })
     .optional(),
@@ -93,9 +94,20 @@ export const RunConfigSchema = z.strictObject({
       /** 0 picks a free port; omit the block or set `enabled: false` to run without it. */
       enabled: z.boolean().default(true),
       port: z.number().int().min(0).max(65535).default(8787),
-      host: z.enum(['127.0.0.1', '::1', 'localhost']).default('127.0.0.1'),
+      /**
+       * Address to listen on; omitted: 127.0.0.1. Anything but a loopback address must be written here
+       * on purpose: the dashboard shows the account to whoever can reach it.
+       */
+      host: z.string().min(1).optional(),
+      /** Host names (as in the `Host` header) the server answers besides the loopback names and `host`. */
+      allowedHosts: z.array(z.string().min(1)).default([]),
+      /** Name of the environment variable holding the control token; omitted: the dashboard is read-only. */
+      controlTokenEnv: envName.optional(),
+      /** How often the dashboard's live stream sends what changed, ms. */
+      pushIntervalMs: z.number().int().min(50).max(60_000).default(1000),
     })
     .prefault({}),
+  notify: NotifyConfigSchema.optional(),
   log: z
     .strictObject({
       level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),

@@ -174,6 +174,25 @@ CREATE TABLE guard_actions (
 CREATE INDEX guard_actions_account_time ON guard_actions(account_id, at);
 `,
   },
+  {
+    version: 4,
+    name: 'control actions',
+    // What a person did from the cockpit (pause, resume, flatten, cancel): who, when, on what, and the
+    // intent it produced, so the intent's decision and orders can be followed from the action.
+    sql: `CREATE TABLE control_actions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  at INTEGER NOT NULL,
+  wall_at INTEGER NOT NULL,
+  actor TEXT NOT NULL,
+  origin TEXT NOT NULL,
+  action TEXT NOT NULL,
+  target TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  intent_id TEXT,
+  outcome TEXT NOT NULL
+);
+CREATE INDEX control_actions_at ON control_actions(at);`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

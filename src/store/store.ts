@@ -77,6 +77,26 @@ export interface StoredDecision {
   at: number;
 }
 
+/** Something a person did from the cockpit, as recorded. */
+export interface ControlRecord {
+  /** Pipeline clock time of the action (virtual on paper), unix ms: where it sits among decisions. */
+  at: number;
+  /** Wall-clock time the person acted, unix ms. */
+  wallAt: number;
+  /** Who: the name the client gave (default `dashboard`). */
+  actor: string;
+  /** Where from: the peer address of the request. */
+  origin: string;
+  action: 'pause' | 'resume' | 'flatten' | 'resume_account' | 'cancel';
+  /** Strategy name, account id or order id. */
+  target: string;
+  reason: string;
+  /** The intent the action produced (flatten, cancel). */
+  intentId: string | null;
+  /** `applied`, `denied:<code>`, `unchanged`… */
+  outcome: string;
+}
+
 /** Key-value state of one strategy: reads from memory, writes go through the store's batch. */
 export interface StrategyStateStore {
   get<T = unknown>(key: string): T | undefined;
@@ -287,6 +307,20 @@ export class Store implements ExecutionJournal {
       sql: 'INSERT INTO decisions (intent_id, verdict, code, reason, rule, at, intent) VALUES (?, ?, ?, ?, ?, ?, ?)',
       params: [decision.intent.id, decision.verdict, denied?.code ?? null, denied?.reason ?? null, denied?.rule ?? null, decision.at, encodeJson(decision.intent)],
     });
+  }
+
+  recordControl(action: ControlRecord): void {
+    this.#enqueue({
+      sql: 'INSERT INTO control_actions (at, wall_at, actor, origin, action, target, reason, intent_id, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      params: [action.at, action.wallAt, action.actor, action.origin, action.action, action.target, action.reason, action.intentId, action.outcome],
+    });
+  }
+
+  async controlActions(): Promise<ControlRecord[]> {
+    const rows = await this.query<{ at: number; wall_at: number; actor: string; origin: string; action: ControlRecord['action']; target: string; reason: string; intent_id: string | null; outcome: string }>(
+      'SELECT * FROM control_actions ORDER BY id',
+    );
+    return rows.map((r) => ({ at: r.at, wallAt: r.wall_at, actor: r.actor, origin: r.origin, action: r.action, target: r.target, reason: r.reason, intentId: r.intent_id, outcome: r.outcome }));
   }
 
   recordGuardState(change: GuardStateChange): void {

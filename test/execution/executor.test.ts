@@ -329,6 +329,27 @@ describe('Executor: queues', () => {
     expect(sent).toBe(opens.length - dropped.length);
   });
 
+  it('a close_all of the account drops the entries still waiting for it, and only them (no open after a flatten)', async () => {
+    const { exchange, executor } = setup({ limits: { write: [{ limit: 1, windowMs: 1_000 }] }, concurrency: { write: 1 } });
+    const before = Array.from({ length: 3 }, () => openIntent({ entry: { type: 'limit', price: new Dec(95) } }));
+    const runs = before.map((i) => executor.submit(i));
+    while (executor.stats().write.queued + executor.stats().write.running < 2) await new Promise((r) => setImmediate(r));
+    const flatten = closeAllIntent('account');
+    const flattened = executor.submit(flatten);
+    const after = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
+    const later = executor.submit(after);
+    const states = await Promise.all([...runs, flattened, later]);
+    const byId = new Map(states.map((s) => [s.intent.id, s]));
+    expect(byId.get(flatten.id)?.status).toBe('done');
+    const dropped = before.filter((o) => byId.get(o.id)?.status === 'dropped');
+    expect(dropped.length).toBeGreaterThan(0);
+    expect(dropped.every((o) => byId.get(o.id)?.code === 'account_flattened')).toBe(true);
+    // what came after the flatten was judged after it: the executor carries it out
+    expect(byId.get(after.id)?.status).toBe('done');
+    const sent = exchange.callsOf('createOrder').filter((c) => body(c).type === 'limit').length;
+    expect(sent).toBe(before.length - dropped.length + 1);
+  });
+
   it('refuses to make a protective kind droppable', () => {
     expect(() => setup({ droppableKinds: ['open', 'protect'] })).toThrow(/droppableKinds\[1\]/);
   });
