@@ -165,6 +165,7 @@ function floorsAtSamples(result: BacktestResult): (FloorPoint | undefined)[] {
 const STYLE = `
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f5f6f8}
 header{background:#1d2330;color:#fff;padding:16px 24px}header h1{margin:0;font-size:20px}header p{margin:4px 0 0;color:#c9cfdb}
+header p.rules-off{margin:0 0 8px;padding:6px 10px;background:#b3261e;color:#fff;font-weight:600;border-radius:3px}
 main{padding:16px 24px;max-width:1400px;margin:0 auto}
 section{background:#fff;border-radius:6px;padding:12px 16px;margin:0 0 16px;box-shadow:0 1px 2px rgba(0,0,0,.08)}
 h2{font-size:16px;margin:0 0 8px}
@@ -386,7 +387,7 @@ export function renderReportHtml(result: BacktestResult, options: HtmlReportOpti
 <script>${ERROR_HOOK}</script>
 </head>
 <body>
-<header><h1>${escapeHtml(title)}</h1><p>${escapeHtml(time(result.startTime))} → ${escapeHtml(time(result.endTime))} UTC · propbot backtest report</p></header>
+<header>${result.rules === 'off' ? '<p class="rules-off" role="alert">Rules off: this run had no challenge rules (drawdown failure, target) and no risk guard. Its figures are not what the platform would give.</p>' : ''}<h1>${escapeHtml(title)}</h1><p>${escapeHtml(time(result.startTime))} → ${escapeHtml(time(result.endTime))} UTC · propbot backtest report</p></header>
 <main>
 <pre id="errors" hidden></pre>
 ${failureBanner(result)}
