@@ -37,6 +37,7 @@ export async function runBacktestCommand(scenarioFile: string | undefined, opts:
     ...(scenario.from !== undefined ? { from: scenario.from } : {}),
     ...(scenario.to !== undefined ? { to: scenario.to } : {}),
     ...(scenario.risk !== undefined ? { risk: scenario.risk } : {}),
+    rules: scenario.rules,
     ...(scenario.file !== undefined ? { configFile: scenario.file } : {}),
     ...(bar ? { onProgress: bar.update } : {}),
   });
@@ -82,6 +83,7 @@ export function buildScenario(file: string | undefined, opts: BacktestCliOptions
     strategies,
     markets,
     preset: opts.preset ?? base?.preset ?? 'default',
+    rules: opts.rules ?? base?.rules ?? 'on',
     balance: opts.balance ?? base?.balance ?? new Dec(100000),
     accountType: base?.accountType ?? 'real',
     seed: base?.seed ?? 'propbot',
@@ -139,6 +141,7 @@ function summaryTable(json: ReportJson, readers: ReadonlyMap<string, { summary: 
   const s = json.summary;
   const c = json.challenge;
   const rows: Array<[string, string]> = [
+    ...(json.rules === 'off' ? [['RULES OFF', 'no challenge rules, no risk guard: not what the platform would do'] as [string, string]] : []),
     ['period', `${json.period.start} → ${json.period.end}`],
     ['strategy', json.strategy ?? ''],
     ['initial balance', s.initialBalance],

@@ -17,6 +17,7 @@ export interface BacktestCliOptions {
   params?: Record<string, unknown>;
   param?: string[];
   preset?: 'default' | 'zero-cost';
+  rules?: 'on' | 'off';
   balance?: Decimal;
   phase?: string;
   out?: string;

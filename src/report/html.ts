@@ -17,7 +17,7 @@ import { computeChallenge, type ChallengeOutcome } from './challenge.js';
 import { downsampleCandles, thinMinMax, thinSteps, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
 import { computeMetrics, dailyPnlOf, floorsFromEquity, tradeNet, type ReportMetrics } from './metrics.js';
 import { money, ratio } from './report-json.js';
-import type { BacktestResult, DailyPnl, FillRecord, FloorPoint } from './types.js';
+import type { BacktestResult, DailyPnl, FillRecord, FloorPoint, PriceCandle } from './types.js';
 
 export interface HtmlReportOptions {
   /** Most candles per market on the page (default 2000). */
@@ -64,24 +64,60 @@ interface Marker {
   time: number;
   position: 'aboveBar' | 'belowBar';
   color: string;
-  shape: 'arrowUp' | 'arrowDown' | 'circle';
+  shape: 'arrowUp' | 'arrowDown' | 'circle' | 'square';
   text: string;
+  /** Kept first when markers are thinned (zoomed out): guard and platform closes, then stops, … */
+  rank: number;
 }
 
-function isBuy(f: FillRecord): boolean {
-  const reducing = f.action !== undefined ? f.action !== 'open' && f.action !== 'increase' : f.realizedPnl !== null;
-  return (f.direction === 'long') !== reducing;
+/** How each kind of fill is drawn; the page's legend lists the same entries. */
+const MARKER_STYLES: ReadonlyArray<{ key: string; label: string; color: string; shape: Marker['shape']; rank: number }> = [
+  { key: 'entry-long', label: 'long entry', color: '#1f5fbf', shape: 'arrowUp', rank: 1 },
+  { key: 'entry-short', label: 'short entry', color: '#ef6c00', shape: 'arrowDown', rank: 1 },
+  { key: 'strategy', label: 'exit by the strategy', color: '#455a64', shape: 'circle', rank: 2 },
+  { key: 'take_profit', label: 'take profit', color: '#1b8a3a', shape: 'square', rank: 3 },
+  { key: 'stop_loss', label: 'stop loss / trailing stop', color: '#c62828', shape: 'square', rank: 4 },
+  { key: 'platform', label: 'liquidation / force close', color: '#7b1fa2', shape: 'circle', rank: 5 },
+  { key: 'guard', label: 'risk guard (kill switch)', color: '#000000', shape: 'square', rank: 6 },
+];
+const STYLE_BY_KEY = new Map(MARKER_STYLES.map((m) => [m.key, m]));
+
+function isEntry(f: FillRecord): boolean {
+  return f.action !== undefined ? f.action === 'open' || f.action === 'increase' : f.realizedPnl === null;
 }
 
-/** Above this many markers on a chart their labels would overlap: arrows only. */
+function styleKey(f: FillRecord): string {
+  if (isEntry(f)) return f.direction === 'long' ? 'entry-long' : 'entry-short';
+  switch (f.origin?.kind) {
+    case 'stop_loss':
+    case 'trailing_stop':
+      return 'stop_loss';
+    case 'take_profit':
+      return 'take_profit';
+    case 'liquidation':
+    case 'force_close':
+      return 'platform';
+    case 'kill_switch':
+    case 'guard_flatten':
+      return 'guard';
+    default:
+      return f.type === 'liquidation' || f.action === 'liquidation' ? 'platform' : 'strategy';
+  }
+}
+
+/** Above this many markers on a chart their labels would overlap: shapes only (guard actions keep theirs). */
 const LABELLED_MARKERS = 40;
 
+/**
+ * One entry and one exit marker per bar and side: the fills of one bar are drawn as the most telling
+ * of them (a kill switch over a stop over an exit), with the count when there were several. Entries
+ * sit on the side they trade from (a long's below the bar), exits on the other.
+ */
 function markersFor(fills: readonly FillRecord[], candles: readonly PlotCandle[], max: number): Marker[] {
   const labelled = fills.length <= LABELLED_MARKERS;
   const times = candles.map((c) => c[0]);
-  const out: Marker[] = [];
+  const groups = new Map<string, { marker: Marker; count: number }>();
   for (const f of fills) {
-    if (out.length >= max) break;
     // snap to the (thinned) candle holding the fill, or the chart would not place it
     let lo = 0;
     let hi = times.length - 1;
@@ -91,21 +127,36 @@ function markersFor(fills: readonly FillRecord[], candles: readonly PlotCandle[]
       if (times[mid]! <= f.time) lo = mid;
       else hi = mid - 1;
     }
-    const buy = isBuy(f);
-    const liquidation = f.type === 'liquidation' || f.action === 'liquidation';
-    out.push({
-      time: Math.floor(times[lo]! / 1000),
-      position: buy ? 'belowBar' : 'aboveBar',
-      color: liquidation ? '#7b1fa2' : buy ? '#1b8a3a' : '#c62828',
-      shape: liquidation ? 'circle' : buy ? 'arrowUp' : 'arrowDown',
-      text: labelled ? `${f.direction === 'long' ? 'L' : 'S'} ${f.action ?? (f.realizedPnl === null ? 'open' : 'close')}` : '',
-    });
+    const entry = isEntry(f);
+    const below = (f.direction === 'long') === entry;
+    const style = STYLE_BY_KEY.get(styleKey(f))!;
+    const time = Math.floor(times[lo]! / 1000);
+    const key = `${time}:${below}:${entry}`;
+    const label = style.key === 'guard' ? 'kill switch' : labelled ? `${f.direction === 'long' ? 'L' : 'S'} ${style.key.startsWith('entry') ? (f.action ?? 'open') : style.label.split(' ')[0]}` : '';
+    const marker: Marker = { time, position: below ? 'belowBar' : 'aboveBar', color: style.color, shape: style.shape, text: label, rank: style.rank };
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, { marker, count: 1 });
+    else {
+      g.count += 1;
+      if (marker.rank > g.marker.rank) g.marker = marker;
+    }
   }
-  return out.sort((a, b) => a.time - b.time);
+  const out = [...groups.values()].map(({ marker, count }) => (count > 1 && (labelled || marker.rank >= 4) ? { ...marker, text: `${marker.text} ×${count}`.trim() } : marker));
+  // Past `max`, the least telling go first.
+  out.sort((a, b) => b.rank - a.rank || a.time - b.time);
+  return out.slice(0, max).sort((a, b) => a.time - b.time);
+}
+
+/** Decimal places of a market's prices as the data gives them (at most the API's 9). */
+function pricePrecision(candles: readonly PriceCandle[]): number {
+  let places = 0;
+  for (const c of candles) places = Math.max(places, c.open.decimalPlaces(), c.high.decimalPlaces(), c.low.decimalPlaces(), c.close.decimalPlaces());
+  return Math.min(places, 9);
 }
 
 interface PageData {
-  markets: { market: string; candles: PlotCandle[]; markers: Marker[]; factor: number }[];
+  markets: { market: string; candles: PlotCandle[]; markers: Marker[]; factor: number; precision: number }[];
+  legend: ReadonlyArray<{ label: string; color: string; shape: string }>;
   equity: PlotPoint[];
   drawdown: PlotPoint[];
   floors: { daily: PlotPoint[]; total: PlotPoint[]; trailing: PlotPoint[] };
@@ -118,7 +169,13 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
   const markets = (result.prices ?? []).map((p) => {
     const { candles, factor } = downsampleCandles(p.candles, o.maxCandles);
     const fills = result.fills.filter((f) => f.market === p.market);
-    return { market: p.market, candles: candles.map((c) => [Math.floor(c[0] / 1000), c[1], c[2], c[3], c[4]] as PlotCandle), markers: markersFor(fills, candles, o.maxMarkers), factor };
+    return {
+      market: p.market,
+      candles: candles.map((c) => [Math.floor(c[0] / 1000), c[1], c[2], c[3], c[4]] as PlotCandle),
+      markers: markersFor(fills, candles, o.maxMarkers),
+      factor,
+      precision: pricePrecision(p.candles),
+    };
   });
   const num = (d: Decimal) => d.toNumber();
   const times = result.equity.map((s) => s.time);
@@ -138,6 +195,7 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
     c?.consistencyLimitPct != null && metrics.netPnl.gt(0) ? num(metrics.netPnl.times(c.consistencyLimitPct).div(100)) : null;
   return {
     markets,
+    legend: MARKER_STYLES.map(({ label, color, shape }) => ({ label, color, shape })),
     equity: toChartTime(thinMinMax(times, equity, o.maxPoints)),
     drawdown: toChartTime(thinMinMax(times, drawdown, o.maxPoints)),
     floors: { daily: floorLine((f) => f.daily), total: floorLine((f) => f.total), trailing: floorLine((f) => f.trailing) },
@@ -165,6 +223,7 @@ function floorsAtSamples(result: BacktestResult): (FloorPoint | undefined)[] {
 const STYLE = `
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f5f6f8}
 header{background:#1d2330;color:#fff;padding:16px 24px}header h1{margin:0;font-size:20px}header p{margin:4px 0 0;color:#c9cfdb}
+header p.rules-off{margin:0 0 8px;padding:6px 10px;background:#b3261e;color:#fff;font-weight:600;border-radius:3px}
 main{padding:16px 24px;max-width:1400px;margin:0 auto}
 section{background:#fff;border-radius:6px;padding:12px 16px;margin:0 0 16px;box-shadow:0 1px 2px rgba(0,0,0,.08)}
 h2{font-size:16px;margin:0 0 8px}
@@ -177,7 +236,7 @@ h2{font-size:16px;margin:0 0 8px}
 table{border-collapse:collapse;width:100%;font-size:12px;font-variant-numeric:tabular-nums}
 th,td{border-bottom:1px solid #eceef2;padding:3px 6px;text-align:right;white-space:nowrap}th{background:#f0f2f5;position:sticky;top:0}
 td.l,th.l{text-align:left}.scroll{max-height:480px;overflow:auto}
-.note{color:#6b7385;font-size:12px;margin:4px 0 0}#errors{color:#c62828;white-space:pre-wrap}
+.note{color:#6b7385;font-size:12px;margin:4px 0 0}.legend{font-size:12px;margin:6px 0 0;display:flex;flex-wrap:wrap;gap:4px 14px}.legend i{font-style:normal}#errors{color:#c62828;white-space:pre-wrap}
 footer{color:#6b7385;font-size:12px;padding:0 24px 24px;text-align:center}footer a{color:#6b7385}
 `;
 
@@ -195,7 +254,7 @@ const PAGE_SCRIPT = `
       height: height,
       layout: { background: { color: '#ffffff' }, textColor: '#1d2330', attributionLogo: true },
       grid: { vertLines: { color: '#f0f2f5' }, horzLines: { color: '#f0f2f5' } },
-      timeScale: { timeVisible: true, secondsVisible: false, minBarSpacing: 0.05 },
+      timeScale: { timeVisible: true, secondsVisible: false, minBarSpacing: 0.05, fixLeftEdge: true, fixRightEdge: true },
       rightPriceScale: { borderVisible: false }
     });
     charts.push({ chart: chart, el: el });
@@ -204,11 +263,27 @@ const PAGE_SCRIPT = `
   function line(points) { return points.map(function (p) { return { time: p[0], value: p[1] }; }); }
   data.markets.forEach(function (m, i) {
     var chart = make('price-' + i, 420);
+    var step = Math.pow(10, -m.precision);
     var series = chart.addSeries(LWC.CandlestickSeries, {
-      upColor: '#26a69a', downColor: '#ef5350', wickUpColor: '#26a69a', wickDownColor: '#ef5350', borderVisible: false
+      upColor: '#26a69a', downColor: '#ef5350', wickUpColor: '#26a69a', wickDownColor: '#ef5350', borderVisible: false,
+      priceFormat: { type: 'price', precision: m.precision, minMove: step }
     });
     series.setData(m.candles.map(function (c) { return { time: c[0], open: c[1], high: c[2], low: c[3], close: c[4] }; }));
-    if (m.markers.length > 0) LWC.createSeriesMarkers(series, m.markers);
+    var el = document.getElementById('price-' + i);
+    var plugin = m.markers.length > 0 ? LWC.createSeriesMarkers(series, []) : null;
+    // Zoomed out, a bar is a pixel or two wide: show every marker of the guard, the platform and the
+    // stops, and of the rest as many as leave ~8 px per marker.
+    var thin = function (range) {
+      if (!plugin) { el.dataset.markers = '0'; return; }
+      var bars = range ? Math.max(1, range.to - range.from) : m.candles.length;
+      var room = Math.max(1, Math.floor((el.clientWidth || 960) / 8));
+      var stride = Math.max(1, Math.ceil((m.markers.length * Math.min(1, bars / m.candles.length)) / room));
+      var shown = m.markers.filter(function (k, j) { return k.rank >= 4 || j % stride === 0; });
+      plugin.setMarkers(shown);
+      el.dataset.markers = String(shown.length);
+    };
+    thin(null);
+    chart.timeScale().subscribeVisibleLogicalRangeChange(thin);
     chart.timeScale().fitContent();
   });
   if (data.equity.length > 0) {
@@ -333,13 +408,34 @@ function challengeSection(result: BacktestResult, ch: ChallengeOutcome | null): 
   ].join('')}</div></section>`;
 }
 
-function tradesSection(result: BacktestResult, maxRows: number): string {
+function legendHtml(legend: PageData['legend']): string {
+  const glyph: Record<string, string> = { arrowUp: '▲', arrowDown: '▼', circle: '●', square: '■' };
+  return `<p class="legend">${legend.map((l) => `<span><i style="color:${l.color}">${glyph[l.shape] ?? '●'}</i> ${escapeHtml(l.label)}</span>`).join('')}</p>`;
+}
+
+/** A price at its market's precision (the decimals of the data), rounded half-even. */
+function priceShown(value: Decimal, places: number | undefined): string {
+  return places === undefined ? money(value) : value.toFixed(places, 6);
+}
+
+function tradesSection(result: BacktestResult, maxRows: number, precision: ReadonlyMap<string, number>): string {
+  const actions = new Map((result.guardActions ?? []).map((a) => [a.intentId, a]));
   const rows = result.trades.slice(0, maxRows).map((t) => {
     const net = tradeNet(t);
-    return `<tr><td class="l">${escapeHtml(t.market)}</td><td class="l">${escapeHtml(t.direction)}</td><td class="l">${escapeHtml(time(t.openedAt))}</td><td class="l">${escapeHtml(time(t.closedAt))}</td><td>${escapeHtml(money(t.entryPrice))}</td><td>${escapeHtml(t.exitPrice === null ? '—' : money(t.exitPrice))}</td><td>${escapeHtml(money(t.size))}</td><td>${escapeHtml(moneyShown(t.realizedPnl))}</td><td>${escapeHtml(moneyShown(t.fees))}</td><td>${escapeHtml(moneyShown(t.funding))}</td><td class="${net.gte(0) ? 'pass' : 'fail'}">${escapeHtml(moneyShown(net))}</td><td class="l">${escapeHtml(t.status)}${t.closeReason ? ' · ' + escapeHtml(t.closeReason) : ''}</td></tr>`;
+    const p = precision.get(t.market);
+    const origin = t.closeOrigin;
+    const action = origin?.intentId !== undefined ? actions.get(origin.intentId) : undefined;
+    const why = action
+      ? `${origin!.kind}: equity ${moneyShown(action.equity)} ≤ ${moneyShown(action.threshold)} (${action.floorRule} floor ${moneyShown(action.floor)})`
+      : origin
+        ? `${origin.kind}${origin.reason ? ` (${origin.reason})` : ''}`
+        : t.closedAt === null
+          ? 'open'
+          : (t.closeReason ?? '—');
+    return `<tr><td class="l">${escapeHtml(t.market)}</td><td class="l">${escapeHtml(t.direction)}</td><td class="l">${escapeHtml(time(t.openedAt))}</td><td class="l">${escapeHtml(time(t.closedAt))}</td><td>${escapeHtml(priceShown(t.entryPrice, p))}</td><td>${escapeHtml(t.exitPrice === null ? '—' : priceShown(t.exitPrice, p))}</td><td>${escapeHtml(money(t.size))}</td><td>${escapeHtml(moneyShown(t.realizedPnl))}</td><td>${escapeHtml(moneyShown(t.fees))}</td><td>${escapeHtml(moneyShown(t.funding))}</td><td class="${net.gte(0) ? 'pass' : 'fail'}">${escapeHtml(moneyShown(net))}</td><td class="l">${escapeHtml(t.status)}</td><td class="l origin">${escapeHtml(why)}</td></tr>`;
   });
   const cut = result.trades.length > maxRows ? `<p class="note">Showing the first ${maxRows} of ${result.trades.length} trades; report.json has them all.</p>` : '';
-  return `<section><h2>Trades (${result.trades.length})</h2><div class="scroll"><table id="trades"><thead><tr><th class="l">market</th><th class="l">side</th><th class="l">opened (UTC)</th><th class="l">closed (UTC)</th><th>entry</th><th>exit</th><th>size</th><th>pnl</th><th>fees</th><th>funding</th><th>net</th><th class="l">status</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>${cut}</section>`;
+  return `<section><h2>Trades (${result.trades.length})</h2><div class="scroll"><table id="trades"><thead><tr><th class="l">market</th><th class="l">side</th><th class="l">opened (UTC)</th><th class="l">closed (UTC)</th><th>entry</th><th>exit</th><th>size</th><th>pnl</th><th>fees</th><th>funding</th><th>net</th><th class="l">status</th><th class="l">closed by</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>${cut}<p class="note">Every trade, with exact figures: <a href="trades.csv">trades.csv</a> and <a href="report.json">report.json</a>.</p></section>`;
 }
 
 function denialsSection(result: BacktestResult, maxRows: number): string {
@@ -370,7 +466,7 @@ export function renderReportHtml(result: BacktestResult, options: HtmlReportOpti
   const priceSections = data.markets
     .map(
       (m, i) =>
-        `<section><h2>${escapeHtml(m.market)} price and fills</h2><div class="chart" id="price-${i}"></div>${
+        `<section><h2>${escapeHtml(m.market)} price and fills</h2><div class="chart" id="price-${i}"></div>${legendHtml(data.legend)}${
           m.factor > 1 ? `<p class="note">${m.factor} candles merged per bar for the page.</p>` : ''
         }</section>`,
     )
@@ -386,7 +482,7 @@ export function renderReportHtml(result: BacktestResult, options: HtmlReportOpti
 <script>${ERROR_HOOK}</script>
 </head>
 <body>
-<header><h1>${escapeHtml(title)}</h1><p>${escapeHtml(time(result.startTime))} → ${escapeHtml(time(result.endTime))} UTC · propbot backtest report</p></header>
+<header>${result.rules === 'off' ? '<p class="rules-off" role="alert">Rules off: this run had no challenge rules (drawdown failure, target) and no risk guard. Its figures are not what the platform would give.</p>' : ''}<h1>${escapeHtml(title)}</h1><p>${escapeHtml(time(result.startTime))} → ${escapeHtml(time(result.endTime))} UTC · propbot backtest report</p></header>
 <main>
 <pre id="errors" hidden></pre>
 ${failureBanner(result)}
@@ -397,7 +493,7 @@ ${priceSections}
 <section><h2>Daily pnl</h2>${data.daily.length > 0 ? '<div class="chart" id="daily-chart"></div>' : '<p class="note">No days.</p>'}${
     data.consistencyLimit !== null ? `<p class="note">Consistency limit line: ${escapeHtml(opt(result.challenge?.consistencyLimitPct ?? null, '%'))} of the net pnl.</p>` : ''
   }</section>
-${tradesSection(result, o.maxTableRows)}
+${tradesSection(result, o.maxTableRows, new Map(data.markets.map((m) => [m.market, m.precision])))}
 ${denialsSection(result, o.maxTableRows)}
 <section><h2>Run</h2><p class="note">${escapeHtml(`${perf.snapshots} snapshots, ${perf.candles} candles replayed in ${(perf.wallMs / 1000).toFixed(1)} s`)}</p></section>
 </main>

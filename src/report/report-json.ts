@@ -36,6 +36,8 @@ export interface ReportJson {
   readonly version: typeof REPORT_VERSION;
   readonly name: string;
   readonly strategy: string | null;
+  /** `off`: the run had no challenge rules and no risk guard (`--rules off`); its figures are not the platform's. */
+  readonly rules: 'on' | 'off';
   readonly period: { readonly start: string; readonly end: string; readonly startMs: number; readonly endMs: number };
   /** The run's figures (the issue's `summary`). */
   readonly summary: {
@@ -184,6 +186,7 @@ export function buildReportJson(result: BacktestResult): ReportJson {
     version: REPORT_VERSION,
     name: result.name,
     strategy: result.strategy ?? null,
+    rules: result.rules ?? 'on',
     period: { start: iso(result.startTime)!, end: iso(result.endTime)!, startMs: result.startTime, endMs: result.endTime },
     summary: {
       initialBalance: money(m.initialBalance),

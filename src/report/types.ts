@@ -178,6 +178,8 @@ export interface BacktestResult {
   readonly dailyPnl?: readonly DailyPnl[];
   /** Floors over time; computed from `equity` and `challenge` when absent. */
   readonly floors?: readonly FloorPoint[];
+  /** `off`: run without the challenge rules and the risk guard (the report says so at the top). */
+  readonly rules?: 'on' | 'off';
   /** Candles for the price charts; none → no price chart. */
   readonly prices?: readonly PriceSeries[];
   /** Strategies that threw and were stopped during the run; none → every strategy ran to the end. */

@@ -3,19 +3,22 @@ import path from 'node:path';
 import { ensureDirectory } from '../core/directories.js';
 import { buildReportJson } from './report-json.js';
 import { renderReportHtml, type HtmlReportOptions } from './html.js';
+import { tradesCsv } from './trades-csv.js';
 import type { BacktestResult } from './types.js';
 
-/** Write `report.json` and `report.html` into `dir` (created if missing); returns both paths. */
+/** Write `report.json`, `trades.csv` and `report.html` into `dir` (created if missing); returns their paths. */
 export async function writeReport(
   result: BacktestResult,
   dir: string,
   options: HtmlReportOptions = {},
-): Promise<{ json: string; html: string }> {
+): Promise<{ json: string; html: string; csv: string }> {
   // Not a recursive mkdir: it hangs forever where the file system refuses new folders (/proc).
   ensureDirectory(dir);
   const json = path.join(dir, 'report.json');
   const html = path.join(dir, 'report.html');
   await writeFile(json, JSON.stringify(buildReportJson(result), null, 2) + '\n');
+  const csv = path.join(dir, 'trades.csv');
+  await writeFile(csv, tradesCsv(result));
   await writeFile(html, renderReportHtml(result, options));
-  return { json, html };
+  return { json, html, csv };
 }

@@ -22,7 +22,9 @@ import type { Decision } from '../risk/types.js';
 import type { Origin } from '../report/origin.js';
 import type { GuardActionRecord } from '../report/types.js';
 import { Attribution } from './attribution.js';
+import { DEFAULT_RISK_GUARD_CONFIG } from '../risk/config.js';
 import { LocalSession, type LocalSessionOptions, type RunStats } from './local-session.js';
+import type { BacktestRules } from './scenario.js';
 import type { ReplayStep } from './replay.js';
 
 export interface BacktestOptions extends Omit<LocalSessionOptions, 'onDecision' | 'onFinal'> {
@@ -33,6 +35,8 @@ export interface BacktestOptions extends Omit<LocalSessionOptions, 'onDecision' 
   /** Keep the replayed candles for the report's price chart (default true). */
   readonly keepPrices?: boolean;
   readonly signal?: AbortSignal;
+  /** `off`: no challenge rules in the engine and no risk guard (see `BACKTEST_RULES`). Default `on`. */
+  readonly rules?: BacktestRules;
 }
 
 export interface BacktestOutcome {
@@ -64,8 +68,10 @@ const PROTECTIVE_TYPES: ReadonlySet<string> = new Set(['stop', 'take', 'trailing
 
 export async function runBacktest(options: BacktestOptions): Promise<BacktestOutcome> {
   const denials: DenialRecord[] = [];
+  const rulesOff = options.rules === 'off';
   const session = await LocalSession.create({
     ...options,
+    ...(rulesOff ? withoutRules(options) : {}),
     onDecision: (d: Decision) => {
       if (d.verdict === 'denied') denials.push({ at: d.at, intentId: d.intent.id, code: d.code, reason: d.reason, rule: d.rule });
     },
@@ -232,7 +238,8 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     guardActions,
     funding,
     perf: { snapshots: stats.ticks, candles: stats.candles, wallMs: Math.round(wallMs) },
-    challenge: challengeInfo(session, mergePresets(ENGINE_PRESETS, options.presets), startPhase, transitions),
+    // Without rules there is no challenge to judge, nor floors to draw.
+    ...(rulesOff ? { rules: 'off' as const } : { challenge: challengeInfo(session, mergePresets(ENGINE_PRESETS, options.presets), startPhase, transitions) }),
     prices: [...candles.entries()].map(([market, c]) => ({ market, candles: c })),
     failures: session.runner
       .status()
@@ -240,6 +247,31 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
       .map((s) => ({ strategy: s.name, at: s.endedAt ?? endTime, failedIn: s.failedIn ?? '', message: s.error ?? '', location: s.errorLocation })),
   };
   return { result, stats, session };
+}
+
+/**
+ * The run without the challenge rules (the phase's drawdown limits, target and consistency rule) and
+ * with every rule of the risk guard, its kill switch included, switched off.
+ */
+function withoutRules(options: BacktestOptions): Pick<LocalSessionOptions, 'presets' | 'risk'> {
+  const phase = options.phase ?? ENGINE_PRESETS.account.initialPhase[options.accountType ?? 'real'];
+  const noRules = {
+    profitTarget: null,
+    maxDailyDrawdown: null,
+    maxTotalDrawdown: null,
+    maxTrailingTotalDrawdown: null,
+    consistencyLimit: null,
+    minTradingDays: null,
+  };
+  // Every block of the guard's configuration that has an `enabled` switch: each rule and the kill switch.
+  const risk: Record<string, { enabled: false }> = {};
+  for (const [key, block] of Object.entries(DEFAULT_RISK_GUARD_CONFIG)) {
+    if (typeof block === 'object' && block !== null && 'enabled' in block) risk[key] = { enabled: false };
+  }
+  return {
+    presets: { ...options.presets, phases: { ...options.presets?.phases, [phase]: { ...options.presets?.phases?.[phase], ...noRules } } },
+    risk,
+  };
 }
 
 function toTradeRecord(t: OpenTrade, closeOrigin: Origin | undefined): TradeRecord {

@@ -19,6 +19,13 @@ export const BACKTEST_PRESETS = ['default', 'zero-cost'] as const;
 /** What a backtest logs (to stderr, in market time): `warn` shows warnings and strategy errors only. */
 export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/**
+ * `on`: the account is judged by its phase's challenge rules and every intent passes the risk guard,
+ * as on the platform. `off`: neither (no drawdown failure, no target, no guard), for comparing a
+ * strategy with other backtesters; the report says so at the top.
+ */
+export const BACKTEST_RULES = ['on', 'off'] as const;
+export type BacktestRules = (typeof BACKTEST_RULES)[number];
 export type BacktestPreset = (typeof BACKTEST_PRESETS)[number];
 
 /** The package root (where `strategies/` and `backtest/` ship). */
@@ -42,6 +49,7 @@ export interface Scenario {
   readonly phase?: string;
   readonly accountType: AccountType;
   readonly risk?: RiskGuardConfigInput;
+  readonly rules: BacktestRules;
   readonly out?: string;
   readonly seed: string;
   readonly log?: LogLevel;
@@ -90,7 +98,9 @@ export const ScenarioSchema = z.strictObject({
   balance: z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]).default(100000),
   phase: z.string().min(1).optional(),
   accountType: z.enum(ACCOUNT_TYPES).default('real'),
+  /** The risk guard's configuration (as `risk` of a run configuration), checked when the guard is built. */
   risk: z.record(z.string(), z.unknown()).optional(),
+  rules: z.enum(BACKTEST_RULES).default('on'),
   out: z.string().min(1).optional(),
   seed: z.string().min(1).default('propbot'),
   log: z.enum(LOG_LEVELS).optional(),
@@ -119,6 +129,7 @@ export function loadScenario(file: string): Scenario {
       ...(d.layout ? { layout: d.layout } : {}),
     })),
     preset: raw.preset,
+    rules: raw.rules,
     balance: new Dec(String(raw.balance)),
     accountType: raw.accountType,
     seed: raw.seed,

@@ -25,6 +25,30 @@ describe('propbot CLI', () => {
 });
 
 describe('propbot backtest', () => {
+  it('--rules off: no challenge rules and no guard, and the report says so at its top', async () => {
+    const args = ['backtest', 'backtest/zero-cost-orcl-2001.yaml', '--balance', '1000', '--param', 'amount=300', '--no-progress'];
+    const on = await propbot([...args, '--out', tempDir(), '--json']);
+    expect(on.code).toBe(0);
+    const ruled = JSON.parse(on.stdout);
+    // With the rules on, the guard refuses entries whose 20% stop would breach the daily floor of 1000.
+    expect(ruled.rules).toBe('on');
+    expect(ruled.denials.total).toBeGreaterThan(0);
+    expect(ruled.challenge).not.toBeNull();
+
+    const out = tempDir();
+    const off = await propbot([...args, '--rules', 'off', '--out', out]);
+    expect(off.code).toBe(0);
+    expect(off.stdout.split('\n')[0]).toMatch(/^RULES OFF\s+no challenge rules, no risk guard/);
+    const json = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
+    expect(json.rules).toBe('off');
+    expect(json.denials.total).toBe(0);
+    expect(json.challenge).toBeNull();
+    expect(json.fills.length).toBeGreaterThan(0);
+    const html = readFileSync(path.join(out, 'report.html'), 'utf8');
+    const header = html.slice(html.indexOf('<header>'), html.indexOf('</header>'));
+    expect(header).toMatch(/^<header><p class="rules-off" role="alert">Rules off: /);
+  });
+
   it('runs a strategy over a data file and writes report.json and report.html', async () => {
     const out = tempDir();
     const r = await propbot(['backtest', '--strategy', 'sma-cross', '--data', `ORCL=${ORCL}`, '--preset', 'zero-cost',

@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 
 function pageData(html: string): {
-  markets: { market: string; candles: number[][]; markers: { time: number; position: string; text: string }[] }[];
+  markets: { market: string; candles: number[][]; markers: { time: number; position: string; text: string; shape: string; color: string }[] }[];
   equity: number[][];
   drawdown: number[][];
   floors: Record<string, number[][]>;
@@ -64,11 +64,12 @@ describe('renderReportHtml', () => {
   it('carries candles, fill markers, equity, drawdown, floors and days for the charts', () => {
     const data = pageData(renderReportHtml(small));
     expect(data.markets[0]!.candles).toHaveLength(600);
-    // 600 candles: long opened at candle 30 (a buy), closed at 300 (a sell), short opened at 390 (a sell)
-    expect(data.markets[0]!.markers.map((m) => [m.time * 1000, m.position, m.text])).toEqual([
-      [small.fills[0]!.time, 'belowBar', 'L open'],
-      [small.fills[1]!.time, 'aboveBar', 'L close'],
-      [small.fills[2]!.time, 'aboveBar', 'S open'],
+    // 600 candles: long opened at candle 30 (a buy), closed at 300 (a sell), short opened at 390 (a sell).
+    // Entries are arrows (long blue, short orange); an exit is a shape of its origin's colour.
+    expect(data.markets[0]!.markers.map((m) => [m.time * 1000, m.position, m.text, m.shape, m.color])).toEqual([
+      [small.fills[0]!.time, 'belowBar', 'L open', 'arrowUp', '#1f5fbf'],
+      [small.fills[1]!.time, 'aboveBar', 'L exit', 'circle', '#455a64'],
+      [small.fills[2]!.time, 'aboveBar', 'S open', 'arrowDown', '#ef6c00'],
     ]);
     expect(data.equity).toHaveLength(600);
     expect(data.drawdown.every((p) => p[1]! <= 0)).toBe(true);
@@ -169,6 +170,40 @@ describe.skipIf(!existsSync(CHROMIUM))(`the report in headless Chromium (${CHROM
       // one price chart, the equity chart, the daily chart
       expect(body).toContain('data-charts="3"');
       expect((stdout.match(/<canvas/g) ?? []).length).toBeGreaterThanOrEqual(3);
+    } finally {
+      rmSync(profile, { recursive: true, force: true });
+    }
+  });
+
+  it('draws entries and exits apart with a legend, names who closed each trade, prices at the market precision, writes trades.csv', async () => {
+    const result = await btcResult(600);
+    const out = await writeReport(result, path.join(dir, 'drawn'));
+    const csv = readFileSync(out.csv, 'utf8').trim().split('\r\n');
+    expect(csv[0]).toBe('positionId,market,direction,openedAt,closedAt,entryPrice,exitPrice,size,realizedPnl,fees,funding,netPnl,status,closeReason,closeOrigin,closeIntentId');
+    expect(csv.length - 1).toBe(result.trades.length);
+    const profile = mkdtempSync(path.join(tmpdir(), 'propbot-chromium-'));
+    try {
+      const { stdout } = await runChromium([...chromiumArgs(profile), '--dump-dom', pathToFileURL(out.html).href]);
+      expect(/<body[^>]*>/.exec(stdout)?.[0]).toContain('data-rendered="ok"');
+      // The markers the page drew on the price chart: some, never more than the fills.
+      const drawn = Number(/id="price-0"[^>]*data-markers="(\d+)"/.exec(stdout)?.[1]);
+      expect(drawn).toBeGreaterThan(0);
+      expect(drawn).toBeLessThanOrEqual(result.fills.length);
+      // The legend tells entries from exits by shape and colour.
+      const legend = /<p class="legend">([\s\S]*?)<\/p>/.exec(stdout)?.[1] ?? '';
+      expect(legend).toContain('▲</i> long entry');
+      expect(legend).toContain('▼</i> short entry');
+      expect(legend).toContain('■</i> stop loss');
+      expect(legend).toContain('kill switch');
+      // Table prices carry the data's decimals (the fixture's BTC prices have at most 2), not fp9's 9.
+      const rows = [...stdout.matchAll(/<tr><td class="l">BTC<\/td>[\s\S]*?<\/tr>/g)].map((m) => m[0]);
+      expect(rows.length).toBe(result.trades.length);
+      for (const row of rows) {
+        const cells = [...row.matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((m) => m[1]!);
+        expect(cells[4]).toMatch(/^\d+(\.\d{1,2})?$/);
+        expect(cells.at(-1)).not.toBe('');
+      }
+      expect(stdout).toContain('<a href="trades.csv">trades.csv</a>');
     } finally {
       rmSync(profile, { recursive: true, force: true });
     }

@@ -38,7 +38,13 @@ export function addScenarioOptions(command: Command): Command {
     .option('--to <date>', 'stop before this time (UTC date, ISO date-time or unix ms)', parseDateArg)
     .option('--params <json>', 'strategy parameters as a JSON object', parseJsonObjectArg)
     .option('--param <key=value>', 'one strategy parameter (repeatable; value parsed as JSON when it can be)', collect)
-    .addOption(new Option('--preset <name>', 'engine costs: the platform defaults, or none at all').choices(['default', 'zero-cost']))
+    .addOption(new Option('--preset <name>', 'engine costs: the platform defaults, or none at all (the challenge rules and the guard stay on)').choices(['default', 'zero-cost']))
+    .addOption(
+      new Option('--rules <on|off>', 'off: no challenge rules (drawdown failure, target) and no risk guard, to compare with other backtesters; the report says so').choices([
+        'on',
+        'off',
+      ]),
+    )
     .option('--balance <amount>', 'initial balance of the account (default 100000)', parseDecimalArg)
     .option('--phase <phase>', 'challenge phase of the account (default active_evaluation)');
 }
