@@ -31,6 +31,14 @@ export interface SearchCliOptions extends BacktestCliOptions {
   top?: number;
 }
 
+export interface WalkForwardCliOptions extends SearchCliOptions {
+  train?: string;
+  test?: string;
+  step?: string;
+  anchored?: boolean;
+  warmup?: string;
+}
+
 /** Backwards name kept: `propbot sweep`'s options are the search options. */
 export type SweepCliOptions = SearchCliOptions;
 

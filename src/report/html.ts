@@ -162,7 +162,7 @@ function floorsAtSamples(result: BacktestResult): (FloorPoint | undefined)[] {
   });
 }
 
-const STYLE = `
+export const STYLE = `
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f5f6f8}
 header{background:#1d2330;color:#fff;padding:16px 24px}header h1{margin:0;font-size:20px}header p{margin:4px 0 0;color:#c9cfdb}
 main{padding:16px 24px;max-width:1400px;margin:0 auto}
@@ -256,7 +256,7 @@ const PAGE_SCRIPT = `
 })();
 `;
 
-const ERROR_HOOK = `
+export const ERROR_HOOK = `
 window.onerror = function (message, source, line) {
   var text = String(message) + (line ? ' (line ' + line + ')' : '');
   document.documentElement.dataset.error = text;
@@ -268,7 +268,7 @@ window.onerror = function (message, source, line) {
 };
 `;
 
-function card(label: string, value: string, cls = ''): string {
+export function card(label: string, value: string, cls = ''): string {
   return `<div class="card"><b>${escapeHtml(label)}</b><span${cls ? ` class="${cls}"` : ''}>${escapeHtml(value)}</span></div>`;
 }
 

@@ -6,7 +6,7 @@
  * "good", the rest and every infeasible, failed or pruned trial are "bad". Each parameter gets two
  * Parzen densities, l(x) over the good values and g(x) over the bad ones (plus a flat prior), and the
  * next trial is the best of `candidates` draws from l by Σ log l(x) − log g(x). Numeric parameters are
- * ordinal (a truncated Gaussian kernel on the value's position, with a bandwidth shrinking as n^−1/5);
+ * ordinal (a truncated Gaussian kernel on the value's position, 0.2 × range × n^−1/5 wide);
  * others are categorical (counts with a prior). Trials still running count as bad ("constant liar"),
  * so one batch spreads out instead of proposing one point several times. A combination already tried
  * or pending is never proposed again: backtests are deterministic, a repeat would waste the budget.
@@ -130,7 +130,8 @@ export class TpeSampler {
 /** Gaussian kernels on positions 0..n−1, truncated to [−0.5, n − 0.5], summed into masses per position. */
 function ordinalDensity(n: number, observed: readonly number[], priorWeight: number): Density {
   const span = n;
-  const sigma = Math.max(span * (observed.length + 1) ** -0.2, span / Math.min(100, 1 + observed.length));
+  // Optuna's bandwidth: 0.2 × range × n^(−1/5), never under range / min(100, n + 1) ("magic clip").
+  const sigma = Math.max(0.2 * span * Math.max(observed.length, 1) ** -0.2, span / Math.min(100, 1 + observed.length));
   const kernels = [{ mu: (n - 1) / 2, sigma: span, w: priorWeight }, ...observed.map((mu) => ({ mu, sigma, w: 1 }))];
   const totalWeight = kernels.reduce((a, k) => a + k.w, 0);
   const mass = (k: { mu: number; sigma: number }, lo: number, hi: number): number => normalCdf((hi - k.mu) / k.sigma) - normalCdf((lo - k.mu) / k.sigma);
