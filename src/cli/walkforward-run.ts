@@ -28,7 +28,7 @@ export async function runWalkForwardCommand(scenarioFile: string | undefined, op
       search: choice,
       runner,
       ...(progress
-        ? { onWindow: (w, i, n) => process.stderr.write(`window ${i + 1}/${n}: best ${w.best ? JSON.stringify(w.best.params) : 'none'}; in sample ${w.inSample?.returnPct ?? '—'}%, out of sample ${w.outOfSample?.returnPct ?? '—'}%\n`) }
+        ? { onSearched: (p) => process.stderr.write(`window ${p.index + 1}/${p.total}: ${p.trials} trials on the train slice, best ${p.best ? JSON.stringify(p.best.params) : 'none (all excluded)'}\n`) }
         : {}),
     });
   } finally {

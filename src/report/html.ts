@@ -401,11 +401,16 @@ ${tradesSection(result, o.maxTableRows)}
 ${denialsSection(result, o.maxTableRows)}
 <section><h2>Run</h2><p class="note">${escapeHtml(`${perf.snapshots} snapshots, ${perf.candles} candles replayed in ${(perf.wallMs / 1000).toFixed(1)} s`)}</p></section>
 </main>
-<footer>Charts by <a href="https://www.tradingview.com/">TradingView</a> Lightweight Charts™ (Apache-2.0).</footer>
-<script type="application/json" id="report-data">${jsonForScript(data)}</script>
+${pageEnd('report-data', data, PAGE_SCRIPT)}`;
+}
+
+/** The end of a report page: the footer, the page's data as JSON, the chart library and the page's script. */
+export function pageEnd(dataId: string, data: unknown, script: string): string {
+  return `<footer>Charts by <a href="https://www.tradingview.com/">TradingView</a> Lightweight Charts™ (Apache-2.0).</footer>
+<script type="application/json" id="${dataId}">${jsonForScript(data)}</script>
 <script>${lightweightChartsSource()}</script>
 <script>
-try {${PAGE_SCRIPT}} catch (err) { window.onerror(String(err && err.stack || err)); }
+try {${script}} catch (err) { window.onerror(String(err && err.stack || err)); }
 </script>
 </body>
 </html>

@@ -4,7 +4,7 @@
  * verdict set against the in-sample verdicts. The page is one offline file in the backtest report's style.
  */
 import { thinMinMax, thinSteps, toChartTime } from '../report/downsample.js';
-import { card, ERROR_HOOK, escapeHtml, jsonForScript, lightweightChartsSource, STYLE } from '../report/html.js';
+import { card, ERROR_HOOK, escapeHtml, pageEnd, STYLE } from '../report/html.js';
 import { floorsFromEquity } from '../report/metrics.js';
 import type { ReportJson } from '../report/report-json.js';
 import { OBJECTIVES, type ObjectiveName } from './objectives.js';
@@ -202,13 +202,5 @@ export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForward
   }</section>
 <section><h2>Windows</h2><div class="scroll"><table id="windows"><thead><tr><th class="l">#</th><th class="l">train (UTC)</th><th class="l">test (UTC)</th><th class="l">best parameters</th><th>${escapeHtml(json.objective.name)}</th><th>IS return</th><th>IS max dd</th><th>IS sharpe</th><th>IS trades</th><th class="l">IS verdict</th><th>OOS return</th><th>OOS max dd</th><th>OOS sharpe</th><th>OOS trades</th><th>efficiency</th><th>trials</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>
 </main>
-<footer>Charts by <a href="https://www.tradingview.com/">TradingView</a> Lightweight Charts™ (Apache-2.0).</footer>
-<script type="application/json" id="wf-data">${jsonForScript(data)}</script>
-<script>${lightweightChartsSource()}</script>
-<script>
-try {${PAGE_SCRIPT}} catch (err) { window.onerror(String(err && err.stack || err)); }
-</script>
-</body>
-</html>
-`;
+${pageEnd('wf-data', data, PAGE_SCRIPT)}`;
 }

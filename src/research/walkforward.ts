@@ -53,7 +53,8 @@ export interface WalkForwardOptions {
   readonly warmupMs?: number;
   readonly search: WalkForwardSearch;
   readonly runner: JobRunner;
-  readonly onWindow?: (window: WindowResult, index: number, total: number) => void;
+  /** After each window's train search. */
+  readonly onSearched?: (progress: { index: number; total: number; best: SweepRow | null; trials: number }) => void;
 }
 
 export interface WindowPlan {
@@ -173,6 +174,7 @@ export async function runWalkForward(o: WalkForwardOptions): Promise<WalkForward
     );
     const best = result.ranked.find((r) => r.ok && objectiveValue(r, search.objective) !== null) ?? null;
     searched.push({ plan, search: result, best });
+    o.onSearched?.({ index: searched.length - 1, total: plans.length, best, trials: result.trials.length });
   }
 
   // One account across every test slice, each window's choice trading only its own slice.
@@ -203,13 +205,11 @@ export async function runWalkForward(o: WalkForwardOptions): Promise<WalkForward
     oos = outcome.result;
   }
 
-  const windows: WindowResult[] = searched.map(({ plan, search: result, best }, i) => {
+  const windows: WindowResult[] = searched.map(({ plan, search: result, best }) => {
     const inSample = best ? { ...rowFigures(best), objective: objectiveValue(best, search.objective), challenge: best.challenge ?? null } : null;
     const outOfSample = best && oos ? sliceFigures(oos, plan.testFrom, plan.testTo) : null;
     const efficiency = inSample && outOfSample ? ratioPerDay(outOfSample.returnPct, plan.testTo - plan.testFrom, inSample.returnPct, plan.trainTo - plan.trainFrom) : null;
-    const w: WindowResult = { ...plan, best, search: result, inSample, outOfSample, efficiency };
-    o.onWindow?.(w, i, plans.length);
-    return w;
+    return { ...plan, best, search: result, inSample, outOfSample, efficiency };
   });
   const oosReport = oos ? buildReportJson(oos) : null;
   const withIs = windows.filter((w) => w.inSample !== null);
