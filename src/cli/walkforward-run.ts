@@ -65,7 +65,8 @@ export async function runWalkForwardCommand(scenarioFile: string | undefined, op
   }
   const lines = json.windows.map((w) => {
     const p = w.best ? Object.entries(w.best.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : 'none';
-    return `${String(w.window).padEnd(3)} ${w.test.from.slice(0, 10)} → ${w.test.to.slice(0, 10)}  ${p.padEnd(24)} IS ${fmt(w.inSample?.returnPct)}  OOS ${fmt(w.outOfSample?.returnPct)}  eff ${w.efficiency ?? '—'}`;
+    const oos = w.accountFailedBefore ? 'account failed earlier' : fmt(w.outOfSample?.returnPct);
+    return `${String(w.window).padEnd(3)} ${w.test.from.slice(0, 10)} → ${w.test.to.slice(0, 10)}  ${p.padEnd(24)} IS ${fmt(w.inSample?.returnPct).padStart(8)} ${w.inSample?.challenge?.passed ? 'pass' : '    '}  OOS ${oos}`;
   });
   process.stdout.write(
     [
@@ -73,6 +74,7 @@ export async function runWalkForwardCommand(scenarioFile: string | undefined, op
       ...lines,
       `in sample:      ${json.inSample.verdict}, mean return ${fmt(json.inSample.meanReturnPct)}`,
       `out of sample:  ${json.outOfSample ? `${json.outOfSample.verdict}, return ${fmt(Number(json.outOfSample.summary.returnPct))}, max drawdown ${fmt(Number(json.outOfSample.summary.maxDrawdownPct))}` : 'no window traded'}`,
+      ...(json.outOfSample?.journey ? [`                ${json.outOfSample.journey}`] : []),
       `efficiency:     ${json.efficiency ?? '—'} (out-of-sample over in-sample return per day)`,
       `report:         ${htmlFile}`,
       `                ${jsonFile}`,

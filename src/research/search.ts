@@ -34,7 +34,7 @@ export interface SearchOptions {
   readonly constraints?: readonly Constraint[];
   /** tpe: proposals per batch (default 4). */
   readonly batch?: number;
-  /** tpe: random trials first (default 10). */
+  /** tpe: random trials first (default 10, or a quarter of a budget under 40, at least 4). */
   readonly startup?: number;
   /** tpe: stop clearly bad trials early (default true). */
   readonly prune?: boolean;
@@ -106,7 +106,9 @@ function uniqueDraws(space: SearchSpace, n: number, seed: number): Record<string
 async function runTpe(options: SearchOptions, makeJob: JobMaker, runner: JobRunner, stopOnFailure: boolean, onRow?: (row: SweepRow) => void): Promise<SweepRow[]> {
   const budget = need(options.trials, '--trials');
   const batch = options.batch ?? 4;
-  const sampler = new TpeSampler(options.space, { seed: options.seed, ...(options.startup !== undefined ? { startup: options.startup } : {}) });
+  // Ten random trials first (Optuna's default), fewer for a small budget so the model gets a say.
+  const startup = options.startup ?? Math.min(10, Math.max(4, Math.floor(budget / 4)));
+  const sampler = new TpeSampler(options.space, { seed: options.seed, startup });
   const rows: SweepRow[] = [];
   const prune = options.prune !== false && options.period !== undefined;
   const checkpoints = prune ? CHECKPOINTS.map((f) => Math.round(options.period!.from + f * (options.period!.to - options.period!.from))) : [];
@@ -124,7 +126,7 @@ async function runTpe(options: SearchOptions, makeJob: JobMaker, runner: JobRunn
 }
 
 /** Per checkpoint, the 25th percentile of the returns finished trials had there (null until ten did). */
-function pruneFloors(rows: readonly SweepRow[], n: number): Array<number | null> {
+export function pruneFloors(rows: readonly SweepRow[], n: number): Array<number | null> {
   const finished = rows.filter((r) => r.ok && !r.stopped && r.checkpoints && r.checkpoints.length === n);
   if (finished.length < PRUNE_AFTER) return new Array<number | null>(n).fill(null);
   return Array.from({ length: n }, (_, i) => {

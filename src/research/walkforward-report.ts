@@ -37,7 +37,29 @@ function verdictText(c: Verdict | { passed: boolean; failedRule: string | null }
   return c.passed ? 'PASSED' : c.failedRule ? `FAILED (${c.failedRule})` : 'NOT PASSED';
 }
 
+/**
+ * The account's whole path through the stitched run: each phase passed (the engine promotes the account
+ * and resets its balance), and the failure that ended it, if any.
+ */
+export function journeyText(result: WalkForwardResult): string | null {
+  const c = result.outOfSample?.challenge;
+  if (!c) return null;
+  const steps = (c.transitions ?? []).map((t) =>
+    t.to === 'failed' ? `FAILED ${t.from}${c.failure ? ` by ${c.failure.rule}` : ''} at ${short(t.at)}` : `passed ${t.from} at ${short(t.at)}`,
+  );
+  if (steps.length === 0) return c.failure ? `FAILED ${c.phase} by ${c.failure.rule} at ${short(c.failure.at)}` : `${c.phase} not passed`;
+  return steps.join(', then ');
+}
+
+const short = (ms: number): string => iso(ms).slice(0, 16).replace('T', ' ');
+
+/** When the stitched run's account failed (it trades no more after that), or null. */
+function failedAt(result: WalkForwardResult): number | null {
+  return result.outOfSample?.challenge?.failure?.at ?? null;
+}
+
 export function buildWalkForwardJson(result: WalkForwardResult, meta: WalkForwardMeta) {
+  const dead = failedAt(result);
   const windows = result.windows.map((w, i) => ({
     window: i + 1,
     train: { from: iso(w.trainFrom), to: iso(w.trainTo), fromMs: w.trainFrom, toMs: w.trainTo },
@@ -48,7 +70,9 @@ export function buildWalkForwardJson(result: WalkForwardResult, meta: WalkForwar
     pruned: w.search.trials.filter((r) => r.stopped?.reason === 'pruned').length,
     inSample: w.inSample,
     outOfSample: w.outOfSample,
-    efficiency: round(w.efficiency),
+    /** The stitched account had failed a rule before this test slice began: it could not trade it. */
+    accountFailedBefore: dead !== null && dead < w.testFrom,
+    efficiency: dead !== null && dead < w.testFrom ? null : round(w.efficiency),
   }));
   const passedIs = result.windows.filter((w) => w.inSample?.challenge?.passed).length;
   const withIs = result.windows.filter((w) => w.inSample !== null);
@@ -83,6 +107,8 @@ export function buildWalkForwardJson(result: WalkForwardResult, meta: WalkForwar
           summary: oos.summary,
           challenge: oos.challenge,
           verdict: verdictText(oos.challenge),
+          /** Every phase the account went through out of sample, and how it ended. */
+          journey: journeyText(result),
           equity: oos.equity,
         }
       : null,
@@ -162,7 +188,7 @@ export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForward
       num(w.best?.objective ?? null, 4),
       ...slice(r.inSample),
       verdictText(r.inSample?.challenge ?? null),
-      ...slice(r.outOfSample),
+      ...(w.accountFailedBefore ? ['account failed earlier', '', '', ''] : slice(r.outOfSample)),
       num(w.efficiency),
       `${w.trials}${w.excluded ? ` (${w.excluded} excl.)` : ''}`,
     ];
@@ -187,15 +213,17 @@ export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForward
 <pre id="errors" hidden></pre>
 <section><h2>In sample vs out of sample</h2><div class="cards">${[
     card('In-sample verdict', json.inSample.verdict, json.inSample.passed > 0 ? 'pass' : 'fail'),
-    card('Out-of-sample verdict', json.outOfSample?.verdict ?? 'no window traded', oosPassed ? 'pass' : 'fail'),
+    card(`Out-of-sample verdict (${c?.phase ?? 'phase'})`, json.outOfSample?.verdict ?? 'no window traded', oosPassed ? 'pass' : 'fail'),
     card('Mean in-sample return', pct(json.inSample.meanReturnPct)),
     card('Out-of-sample return', oosSummary ? pct(Number(oosSummary.returnPct)) : '—'),
     card('Out-of-sample max drawdown', oosSummary ? pct(Number(oosSummary.maxDrawdownPct)) : '—'),
     card('Out-of-sample trades', oosSummary ? String(oosSummary.totalTrades) : '—'),
     card('Efficiency (OOS/IS per day)', num(json.efficiency)),
     card('Windows', String(json.windows.length)),
-  ].join('')}</div><p class="note">The out-of-sample verdict comes from one account trading every test slice in turn with the parameters chosen on the slice before it, the engine checking the challenge rules on every price: the honest estimate of passing. In-sample verdicts are each window's best combination judged on the data it was chosen on.${
-    c?.failedAt ? ` Out of sample the account failed ${escapeHtml(c.failedRule ?? '')} at ${escapeHtml(c.failedAt.slice(0, 16).replace('T', ' '))} UTC.` : ''
+  ].join('')}</div>${
+    json.outOfSample?.journey ? `<p><b>Out of sample, the account:</b> ${escapeHtml(json.outOfSample.journey)}.</p>` : ''
+  }<p class="note">The out-of-sample verdict comes from one account trading every test slice in turn with the parameters chosen on the slice before it, the engine checking the challenge rules on every price: the honest estimate of passing. In-sample verdicts are each window's best combination judged on the data it was chosen on.${
+    json.windows.some((w) => w.accountFailedBefore) ? ' Windows marked "account failed earlier" could not trade: a failed account takes no orders.' : ''
   }</p></section>
 <section><h2>Stitched out-of-sample equity and challenge floors</h2>${oos && oos.equity.length > 0 ? '<div class="chart" id="oos-chart"></div>' : '<p class="note">No out-of-sample run.</p>'}${
     links.outOfSampleReport ? `<p class="note">Full report of the out-of-sample run (fills, trades, daily pnl): <a href="${escapeHtml(links.outOfSampleReport)}">${escapeHtml(links.outOfSampleReport)}</a></p>` : ''
