@@ -53,6 +53,14 @@ export function journeyText(result: WalkForwardResult): string | null {
 
 const short = (ms: number): string => iso(ms).slice(0, 16).replace('T', ' ');
 
+/** The starting phase's verdict, and the failure that ended the account later, if any. */
+function outOfSampleVerdict(result: WalkForwardResult, c: Verdict): string {
+  const failure = result.outOfSample?.challenge?.failure;
+  const failedPhase = result.outOfSample?.challenge?.transitions?.find((t) => t.to === 'failed')?.from;
+  if (c?.passed && failure) return `PASSED ${c.phase}, then FAILED ${failedPhase ?? ''} (${failure.rule})`.replace('  ', ' ');
+  return verdictText(c);
+}
+
 /** When the stitched run's account failed (it trades no more after that), or null. */
 function failedAt(result: WalkForwardResult): number | null {
   return result.outOfSample?.challenge?.failure?.at ?? null;
@@ -106,7 +114,9 @@ export function buildWalkForwardJson(result: WalkForwardResult, meta: WalkForwar
           period: oos.period,
           summary: oos.summary,
           challenge: oos.challenge,
-          verdict: verdictText(oos.challenge),
+          verdict: outOfSampleVerdict(result, oos.challenge),
+          /** The account failed a rule at some point of the stitched run (in any phase). */
+          endedFailed: dead !== null,
           /** Every phase the account went through out of sample, and how it ended. */
           journey: journeyText(result),
           equity: oos.equity,
@@ -176,7 +186,7 @@ export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForward
     markers: result.windows.map((w, i) => ({ time: Math.floor(w.testFrom / 1000), position: 'aboveBar', color: '#6b7385', shape: 'arrowDown', text: `w${i + 1}` })),
   };
   const c = json.outOfSample?.challenge ?? null;
-  const oosPassed = c?.passed === true;
+  const oosPassed = c?.passed === true && json.outOfSample?.endedFailed !== true;
   const rows = json.windows.map((w, i) => {
     const r = result.windows[i]!;
     const params = w.best ? Object.entries(w.best.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : 'none met the constraints';
