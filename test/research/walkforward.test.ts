@@ -113,3 +113,73 @@ describe('propbot walkforward', () => {
     expect(r.stderr).toContain("--train: 10h is shorter than the strategy's warm-up of 31h");
   }, 120_000);
 });
+
+describe('walk-forward report', () => {
+  it('follows the stitched account through its phases, and marks the windows after its failure', async () => {
+    const { buildReportJson } = await import('../../src/report/report-json.js');
+    const { buildWalkForwardJson, renderWalkForwardHtml } = await import('../../src/research/walkforward-report.js');
+    const { Dec } = await import('../../src/core/decimal.js');
+    const t0 = Date.UTC(2018, 2, 1);
+    const passAt = t0 + 5 * DAY;
+    const failAt = t0 + 12 * DAY;
+    const oos = {
+      name: 'oos',
+      startTime: t0,
+      endTime: t0 + 30 * DAY,
+      initialBalance: new Dec(100_000),
+      equity: [
+        { time: t0, equity: new Dec(100_000) },
+        { time: passAt, equity: new Dec(106_000) },
+        { time: failAt, equity: new Dec(99_000) },
+      ],
+      fills: [],
+      trades: [],
+      denials: [],
+      perf: { snapshots: 0, candles: 0, wallMs: 0 },
+      challenge: {
+        phase: 'active_evaluation',
+        profitTargetPct: new Dec(5),
+        maxDailyDrawdownPct: new Dec(5),
+        maxTotalDrawdownPct: new Dec(10),
+        maxTrailingDrawdownPct: null,
+        minProfitableDays: null,
+        consistencyLimitPct: null,
+        profitableDayPct: new Dec('0.5'),
+        failure: { rule: 'max_daily_drawdown', at: failAt },
+        transitions: [
+          { at: passAt, from: 'active_evaluation', to: 'active_verification' },
+          { at: failAt, from: 'active_verification', to: 'failed' },
+        ],
+      },
+    };
+    const window = (i: number) => ({
+      trainFrom: t0 - 20 * DAY + i * 10 * DAY,
+      trainTo: t0 + i * 10 * DAY,
+      testFrom: t0 + i * 10 * DAY,
+      testTo: t0 + (i + 1) * 10 * DAY,
+      best: { index: 0, params: { fast: 5 }, ok: true },
+      search: { trials: [], ranked: [], excluded: [] },
+      inSample: { returnPct: 8, maxDrawdownPct: 2, sharpe: 3, trades: 5, startEquity: '100000', endEquity: '108000', objective: 8, challenge: { passed: true, failedRule: null, daysToTarget: 4 } },
+      outOfSample: { returnPct: 0, maxDrawdownPct: 0, sharpe: null, trades: 0, startEquity: '1', endEquity: '1' },
+      efficiency: 0.5,
+    });
+    const result = {
+      range: { from: t0 - 30 * DAY, to: t0 + 30 * DAY, periodMs: HOUR },
+      warmupMs: DAY,
+      windows: [window(0), window(1), window(2)],
+      outOfSample: oos,
+      outOfSampleReport: buildReportJson(oos as never),
+      efficiency: 0.1,
+    };
+    const json = buildWalkForwardJson(result as never, { name: 'n', strategy: 's', objective: 'returnPct', method: 'grid', seed: 1, constraints: [], grid: {}, trainMs: 20 * DAY, testMs: 10 * DAY, stepMs: 10 * DAY, anchored: false });
+    expect(json.outOfSample!.verdict).toBe('PASSED active_evaluation, then FAILED active_verification (max_daily_drawdown)');
+    expect(json.outOfSample!.journey).toBe('passed active_evaluation at 2018-03-06 00:00, then FAILED active_verification by max_daily_drawdown at 2018-03-13 00:00');
+    expect(json.inSample.verdict).toBe('3 of 3 windows passed in sample');
+    // failed on day 12: windows 1 and 2 traded, window 3 (from day 20) could not
+    expect(json.windows.map((w) => w.accountFailedBefore)).toEqual([false, false, true]);
+    expect(json.windows[2]!.efficiency).toBeNull();
+    const html = renderWalkForwardHtml(json, result as never);
+    expect(html).toContain('account failed earlier');
+    expect(html).toContain('<span class="fail">PASSED active_evaluation, then FAILED');
+  });
+});
