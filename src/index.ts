@@ -104,7 +104,7 @@ export type {
   MergeSource,
   MergedRow,
 } from './feed/files/index.js';
-export { buildReportJson, renderReportHtml, writeReport, computeMetrics, computeChallenge, ORIGIN_KINDS } from './report/index.js';
+export { buildReportJson, renderReportHtml, writeReport, computeMetrics, computeChallenge, computePropOdds, ORIGIN_KINDS } from './report/index.js';
 export type {
   BacktestResult,
   FillRecord,
@@ -124,7 +124,11 @@ export type {
   ReportMetrics,
   ChallengeOutcome,
   HtmlReportOptions,
+  PropOdds,
 } from './report/index.js';
+
+// Research (the Redis queue is left out: it loads BullMQ, which a plugin importing 'propbot' never needs).
+export * from './research/index.js';
 
 export * from './risk/index.js';
 

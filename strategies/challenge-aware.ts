@@ -91,6 +91,7 @@ export default defineStrategy({
   description: 'EMA trend follower sized by the drawdown headroom left in the challenge rules.',
   params,
   assets: (p) => [p.asset],
+  warmup: (p) => ({ candles: Math.max(p.slow, p.atrPeriod) + 1, period: p.period }),
   setup(ctx, p) {
     if (p.fast >= p.slow) throw new Error(`fast (${p.fast}) must be shorter than slow (${p.slow})`);
     const fast = new EMA(p.fast);

@@ -33,6 +33,7 @@ export default defineStrategy({
   description: 'Donchian channel breakout with ATR stops, sized by risk.',
   params,
   assets: (p) => [p.asset],
+  warmup: (p) => ({ candles: Math.max(p.channel, p.exitChannel, p.atrPeriod) + 1, period: p.period }),
   setup(ctx, p) {
     const entry = new DonchianChannels(p.channel);
     const exit = new DonchianChannels(p.exitChannel);

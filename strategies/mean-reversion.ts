@@ -31,6 +31,7 @@ export default defineStrategy({
   description: 'Bollinger band + RSI mean reversion, back to the middle band.',
   params,
   assets: (p) => [p.asset],
+  warmup: (p) => ({ candles: Math.max(p.bands, p.rsiPeriod) + 1, period: p.period }),
   setup(ctx, p) {
     if (p.oversold >= p.overbought) throw new Error(`oversold (${p.oversold}) must be below overbought (${p.overbought})`);
     const bands = new BollingerBands(p.bands, p.deviations);

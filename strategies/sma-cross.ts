@@ -36,6 +36,8 @@ export default defineStrategy({
   description: 'Simple moving average crossover, always in the market.',
   params,
   assets: (p) => [p.asset],
+  // The slow average, plus one candle to see the first cross.
+  warmup: (p) => ({ candles: p.slow + 1, period: p.period }),
   setup(ctx, p) {
     const fast = new SMA(p.fast);
     const slow = new SMA(p.slow);

@@ -3,67 +3,79 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDirectory } from '../core/directories.js';
 import cliProgress from 'cli-progress';
-import { scenarioMarkets } from '../runtime/scenario.js';
-import { gridCombinations, metricOf, parseGrid, rankRows, runSweep, sampleCombinations, type SweepJob, type SweepRow } from '../runtime/sweep.js';
+import { dataRange } from '../research/data-range.js';
+import { OBJECTIVES, objectiveValue } from '../research/objectives.js';
+import { scenarioJob } from '../research/scenario-job.js';
+import { runSearch } from '../research/search.js';
+import { spaceSize } from '../research/space.js';
+import type { SweepRow } from '../runtime/sweep.js';
 import { buildScenario } from './backtest-run.js';
-import type { SweepCliOptions } from './commands/sweep.js';
+import { jobRunner, searchChoice, type SweepCliOptions } from './search-options.js';
 
 export async function runSweepCommand(scenarioFile: string | undefined, opts: SweepCliOptions): Promise<number> {
   const scenario = buildScenario(scenarioFile, opts);
-  const metric = metricOf(opts.metric ?? 'returnPct');
-  const grid = parseGrid(opts.grid ?? []);
-  const all = gridCombinations(grid);
-  const combos = opts.random !== undefined ? sampleCombinations(all, opts.random, opts.seed ?? 1) : all;
+  const choice = searchChoice(opts);
   const strategy = scenario.strategies[0]!;
-  const jobs: SweepJob[] = combos.map((params, index) => ({
-    index,
-    params,
-    strategy: strategy.use,
-    baseParams: strategy.params,
-    markets: scenarioMarkets(scenario),
-    balance: scenario.balance.toString(),
-    accountType: scenario.accountType,
-    seed: scenario.seed,
-    cwd: scenario.baseDir,
-    ...(scenario.phase !== undefined ? { phase: scenario.phase } : {}),
-    ...(scenario.from !== undefined ? { from: scenario.from } : {}),
-    ...(scenario.to !== undefined ? { to: scenario.to } : {}),
-    ...(scenario.risk !== undefined ? { risk: scenario.risk as Record<string, unknown> } : {}),
-  }));
+  const total = choice.method === 'grid' ? spaceSize(choice.space) : Math.min(choice.trials!, spaceSize(choice.space));
+  const period = choice.method === 'tpe' && choice.prune ? await dataRange(scenario) : undefined;
   const showProgress = opts.progress !== false && !opts.json && process.stderr.isTTY === true;
   const bar = showProgress
     ? new cliProgress.SingleBar({ format: 'sweep [{bar}] {value}/{total} runs', stream: process.stderr, clearOnComplete: true }, cliProgress.Presets.shades_classic)
     : undefined;
-  bar?.start(jobs.length, 0);
-  const rows = await runSweep(jobs, { ...(opts.workers !== undefined ? { workers: opts.workers } : {}), onRow: (_r, done) => bar?.update(done) });
-  bar?.stop();
-  const ranked = rankRows(rows, metric);
+  bar?.start(total, 0);
+  const runner = await jobRunner(opts, total);
+  let done = 0;
+  let result;
+  try {
+    result = await runSearch(
+      { ...choice, ...(period ? { period } : {}) },
+      (params, index, extra) => scenarioJob(scenario, params, index, extra),
+      runner,
+      () => bar?.update(++done),
+    );
+  } finally {
+    bar?.stop();
+    await runner.close();
+  }
+  const metric = choice.objective;
   const out = {
     format: 'propbot-sweep',
     version: 1,
     name: scenario.name,
     strategy: strategy.use,
     metric,
-    grid,
-    runs: rows.length,
-    failed: rows.filter((r) => !r.ok).length,
-    ranked,
+    objective: { name: metric, better: OBJECTIVES[metric].better, about: OBJECTIVES[metric].about },
+    method: choice.method,
+    seed: choice.seed,
+    grid: choice.grid,
+    constraints: (opts.constraint ?? []),
+    runs: result.trials.length,
+    failed: result.trials.filter((r) => !r.ok).length,
+    pruned: result.trials.filter((r) => r.stopped?.reason === 'pruned').length,
+    best: result.ranked.find((r) => objectiveValue(r, metric) !== null) ?? null,
+    ranked: result.ranked,
+    excluded: result.excluded.map((e) => ({ index: e.row.index, params: e.row.params, reason: e.reason })),
+    // in the order they ran: the optimizer's path
+    trials: result.trials.map((r) => ({ index: r.index, params: r.params, value: objectiveValue(r, metric), ...(r.stopped ? { stopped: r.stopped.reason } : {}) })),
   };
   const dir = path.resolve(opts.out ?? scenario.out ?? path.join('out', `${scenario.name.replace(/[^A-Za-z0-9._-]+/g, '-')}-sweep`));
   ensureDirectory(dir);
   const file = path.join(dir, 'sweep.json');
   await writeFile(file, `${JSON.stringify(out, null, 2)}\n`);
   if (opts.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-  else process.stdout.write(table(ranked.slice(0, opts.top ?? 20), metric) + `\n${rows.length} runs (${out.failed} failed), ranked by ${metric}; all in ${file}\n`);
+  else {
+    const extra = [out.failed ? `${out.failed} failed` : '', out.excluded.length ? `${out.excluded.length} excluded` : '', out.pruned ? `${out.pruned} pruned` : ''].filter(Boolean).join(', ');
+    process.stdout.write(table(result.ranked.slice(0, opts.top ?? 20), metric) + `\n${out.runs} runs (${choice.method}${extra ? `; ${extra}` : ''}), ranked by ${metric}; all in ${file}\n`);
+  }
   return 0;
 }
 
-function table(rows: readonly SweepRow[], metric: string): string {
+export function table(rows: readonly SweepRow[], metric: keyof typeof OBJECTIVES): string {
   const header = ['rank', 'params', metric, 'return %', 'max dd %', 'trades', 'challenge'];
   const lines = rows.map((r, i) => [
     String(i + 1),
     Object.entries(r.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' '),
-    r.ok ? String(r.summary?.[metric] ?? '—') : 'error',
+    r.ok ? String(objectiveValue(r, metric) ?? '—') : 'error',
     r.ok ? String(r.summary?.['returnPct'] ?? '—') : '',
     r.ok ? String(r.summary?.['maxDrawdownPct'] ?? '—') : '',
     r.ok ? String(r.summary?.['totalTrades'] ?? '—') : '',

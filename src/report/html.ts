@@ -220,7 +220,7 @@ function floorsAtSamples(result: BacktestResult): (FloorPoint | undefined)[] {
   });
 }
 
-const STYLE = `
+export const STYLE = `
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f5f6f8}
 header{background:#1d2330;color:#fff;padding:16px 24px}header h1{margin:0;font-size:20px}header p{margin:4px 0 0;color:#c9cfdb}
 header p.rules-off{margin:0 0 8px;padding:6px 10px;background:#b3261e;color:#fff;font-weight:600;border-radius:3px}
@@ -331,7 +331,7 @@ const PAGE_SCRIPT = `
 })();
 `;
 
-const ERROR_HOOK = `
+export const ERROR_HOOK = `
 window.onerror = function (message, source, line) {
   var text = String(message) + (line ? ' (line ' + line + ')' : '');
   document.documentElement.dataset.error = text;
@@ -343,7 +343,7 @@ window.onerror = function (message, source, line) {
 };
 `;
 
-function card(label: string, value: string, cls = ''): string {
+export function card(label: string, value: string, cls = ''): string {
   return `<div class="card"><b>${escapeHtml(label)}</b><span${cls ? ` class="${cls}"` : ''}>${escapeHtml(value)}</span></div>`;
 }
 
@@ -497,11 +497,16 @@ ${tradesSection(result, o.maxTableRows, new Map(data.markets.map((m) => [m.marke
 ${denialsSection(result, o.maxTableRows)}
 <section><h2>Run</h2><p class="note">${escapeHtml(`${perf.snapshots} snapshots, ${perf.candles} candles replayed in ${(perf.wallMs / 1000).toFixed(1)} s`)}</p></section>
 </main>
-<footer>Charts by <a href="https://www.tradingview.com/">TradingView</a> Lightweight Charts™ (Apache-2.0).</footer>
-<script type="application/json" id="report-data">${jsonForScript(data)}</script>
+${pageEnd('report-data', data, PAGE_SCRIPT)}`;
+}
+
+/** The end of a report page: the footer, the page's data as JSON, the chart library and the page's script. */
+export function pageEnd(dataId: string, data: unknown, script: string): string {
+  return `<footer>Charts by <a href="https://www.tradingview.com/">TradingView</a> Lightweight Charts™ (Apache-2.0).</footer>
+<script type="application/json" id="${dataId}">${jsonForScript(data)}</script>
 <script>${lightweightChartsSource()}</script>
 <script>
-try {${PAGE_SCRIPT}} catch (err) { window.onerror(String(err && err.stack || err)); }
+try {${script}} catch (err) { window.onerror(String(err && err.stack || err)); }
 </script>
 </body>
 </html>

@@ -33,6 +33,7 @@ export {
 } from './metrics.js';
 export { fillOrigin, ORIGIN_KINDS, type Origin, type OriginKind, type IntentRef, type FillOrderRef } from './origin.js';
 export { computeChallenge, type ChallengeOutcome } from './challenge.js';
+export { computePropOdds, type PropOdds } from './prop-odds.js';
 export { buildReportJson, REPORT_FORMAT, REPORT_VERSION, type ReportJson } from './report-json.js';
 export { renderReportHtml, escapeHtml, type HtmlReportOptions } from './html.js';
 export { writeReport } from './write.js';

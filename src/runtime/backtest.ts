@@ -34,6 +34,13 @@ export interface BacktestOptions extends Omit<LocalSessionOptions, 'onDecision' 
   readonly onProgress?: (progress: { candles: number; time: number }) => void;
   /** Keep the replayed candles for the report's price chart (default true). */
   readonly keepPrices?: boolean;
+  /**
+   * Start of the reported run (unix ms): the replay from `from` up to here only warms the strategies
+   * up (see `LocalStrategySpec.window`), so equity, prices and the day count start here.
+   */
+  readonly reportFrom?: number;
+  /** Called with every equity sample (once per virtual minute) and the account's phase then. */
+  readonly onSample?: (sample: EquitySample, phase: string) => void;
   readonly signal?: AbortSignal;
   /** `off`: no challenge rules in the engine and no risk guard (see `BACKTEST_RULES`). Default `on`. */
   readonly rules?: BacktestRules;
@@ -186,13 +193,19 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   const keepPrices = options.keepPrices ?? true;
   const candles = new Map<string, PriceCandle[]>();
   let progressCandles = 0;
+  const reportFrom = options.reportFrom ?? Number.NEGATIVE_INFINITY;
   const afterStep = (step: ReplayStep): void => {
     const t = step.tick.time;
+    if (t < reportFrom) return;
     const minute = Math.floor(t / 60_000);
     if (minute !== lastMinute) {
       lastMinute = minute;
       const status = engine.riskStatus(accountId);
-      if (status) equity.push({ time: t, equity: status.currentEquity.plus(offset) });
+      if (status) {
+        const sample = { time: t, equity: status.currentEquity.plus(offset) };
+        equity.push(sample);
+        options.onSample?.(sample, engine.getAccount(accountId)?.currentPhase ?? startPhase);
+      }
     }
     if (keepPrices) {
       let series = candles.get(step.market.asset);
@@ -228,7 +241,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   const result: BacktestResult = {
     name: options.name ?? 'backtest',
     strategy: session.runner.status().map((s) => `${s.strategy}@${s.version}`).join(', '),
-    startTime: stats.firstTime ?? session.clock.now(),
+    startTime: Math.max(stats.firstTime ?? session.clock.now(), Math.min(options.reportFrom ?? Number.NEGATIVE_INFINITY, endTime)),
     endTime,
     initialBalance: options.balance,
     equity,

@@ -25,6 +25,7 @@ import type { RiskGuardConfigInput } from '../risk/config.js';
 import type { Store } from '../store/store.js';
 import { loadStrategy, type LoadedStrategy } from '../strategy/loader.js';
 import { StrategyRunner } from '../strategy/runner.js';
+import { withinWindow, type TradingWindow } from '../strategy/window.js';
 import type { StrategyStateStore } from '../strategy/state.js';
 import type { PipelineMetrics } from './metrics.js';
 import { Pipeline, type PipelineOptions } from './pipeline.js';
@@ -51,6 +52,8 @@ export interface LocalStrategySpec {
   readonly name?: string;
   /** Where in the config the strategy came from, for errors (e.g. `strategies.0`). */
   readonly configPath?: string;
+  /** Trade only inside this window (research runs: warm-up before it, flatten at its end). */
+  readonly window?: TradingWindow;
 }
 
 export interface LocalSessionOptions {
@@ -170,7 +173,8 @@ export class LocalSession {
       const loadOptions: Parameters<typeof loadStrategy>[1] = { params: s.params ?? {}, configPath: where.startsWith('--') ? where : `${where}.params` };
       if (options.cwd !== undefined) loadOptions.cwd = options.cwd;
       if (options.configFile !== undefined) loadOptions.configFile = options.configFile;
-      loaded.push({ ...(await loadStrategy(s.use, loadOptions)), ...(s.name !== undefined ? { name: s.name } : {}) });
+      const plugin = await loadStrategy(s.use, loadOptions);
+      loaded.push({ ...(s.window ? withinWindow(plugin, s.window) : plugin), ...(s.name !== undefined ? { name: s.name } : {}) });
     }
     for (const l of loaded) {
       for (const a of l.assets) {

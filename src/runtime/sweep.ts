@@ -4,8 +4,8 @@
  * parameter the strategy refuses, say) is reported with its error instead of stopping the sweep.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { ConfigError } from '../core/errors.js';
+import { SweepPool } from './sweep-pool.js';
 
 export const SWEEP_METRICS = ['returnPct', 'sharpe', 'sortino', 'profitFactor', 'winRate', 'maxDrawdownPct', 'netPnl'] as const;
 export type SweepMetric = (typeof SWEEP_METRICS)[number];
@@ -27,6 +27,18 @@ export interface SweepJob {
   readonly seed: string;
   readonly risk?: Record<string, unknown>;
   readonly cwd: string;
+  /** Trade from here on (unix ms); the replay from `from` warms the strategy up. */
+  readonly tradeFrom?: number;
+  /** Stop the run early when the account fails a challenge rule (the combination is excluded anyway). */
+  readonly stopOnFailure?: boolean;
+  /** Stop the run early when its return at a checkpoint is under the floor other trials set there. */
+  readonly prune?: PruneSpec;
+}
+
+/** Checkpoint times (unix ms) and the least return (percent) a run must have at each; null: no floor yet. */
+export interface PruneSpec {
+  readonly checkpoints: readonly number[];
+  readonly minReturnPct: ReadonlyArray<number | null>;
 }
 
 export interface SweepRow {
@@ -36,6 +48,12 @@ export interface SweepRow {
   readonly error?: string;
   readonly summary?: Record<string, unknown>;
   readonly challenge?: { passed: boolean; failedRule: string | null; daysToTarget: number | null } | null;
+  /** Rolling-start challenge odds (see report/prop-odds.ts); percent figures as decimal strings. */
+  readonly prop?: { passProbability: number | null; medianDaysToPass: number | null; worstDailyHeadroomPct: string | null } | null;
+  /** Return (percent) at each prune checkpoint reached. */
+  readonly checkpoints?: readonly number[];
+  /** Set when the run was stopped early: when, and why. */
+  readonly stopped?: { at: number; reason: 'pruned' | 'failed_rule' };
   readonly wallMs?: number;
 }
 
@@ -121,52 +139,12 @@ export interface SweepRunOptions {
 
 /** Run every job on a pool of worker threads; resolves with the rows in job order. */
 export async function runSweep(jobs: readonly SweepJob[], options: SweepRunOptions = {}): Promise<SweepRow[]> {
-  const size = Math.max(1, Math.min(options.workers ?? availableParallelism(), jobs.length));
-  const rows: SweepRow[] = new Array(jobs.length);
-  let nextJob = 0;
-  let done = 0;
-  const workerUrl = new URL(`./sweep-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
-  // From source (tests, tsx) the worker is TypeScript too and needs tsx's loader.
-  const execArgv = import.meta.url.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  await Promise.all(
-    Array.from({ length: size }, async () => {
-      const worker = new Worker(workerUrl, { execArgv });
-      try {
-        for (;;) {
-          const i = nextJob;
-          if (i >= jobs.length) break;
-          nextJob += 1;
-          const row = await runOne(worker, jobs[i]!);
-          rows[i] = row;
-          done += 1;
-          options.onRow?.(row, done, jobs.length);
-        }
-      } finally {
-        await worker.terminate();
-      }
-    }),
-  );
-  return rows;
-}
-
-function runOne(worker: Worker, job: SweepJob): Promise<SweepRow> {
-  return new Promise((resolve) => {
-    const onMessage = (row: SweepRow): void => {
-      cleanup();
-      resolve(row);
-    };
-    const onError = (error: Error): void => {
-      cleanup();
-      resolve({ index: job.index, params: job.params, ok: false, error: `worker failed: ${error.message}` });
-    };
-    const cleanup = (): void => {
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-    };
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.postMessage(job);
-  });
+  const pool = new SweepPool(Math.max(1, Math.min(options.workers ?? availableParallelism(), jobs.length)));
+  try {
+    return await pool.run(jobs, options.onRow);
+  } finally {
+    await pool.close();
+  }
 }
 
 export function metricOf(value: string): SweepMetric {

@@ -88,6 +88,18 @@ export interface StrategyDefinition<S extends ParamsSchema = ParamsSchema> {
   readonly assets: readonly string[] | ((params: z.output<S>) => readonly string[]);
   /** Build the intent stream. Called once per run; throwing here fails this strategy only. */
   setup(ctx: StrategyContext, params: z.output<S>): Observable<OrderIntent>;
+  /**
+   * How much history the strategy needs before its first decision is sound (its longest indicator,
+   * plus one candle to see a cross). Research tools use it: walk-forward refuses windows shorter than
+   * this and feeds every test slice this much earlier data, with trading held back, before it starts.
+   */
+  readonly warmup?: (params: z.output<S>) => Warmup;
+}
+
+/** A warm-up: this many candles of this period. */
+export interface Warmup {
+  readonly candles: number;
+  readonly period: CandlePeriod;
 }
 
 export interface Strategy<S extends ParamsSchema = ParamsSchema> extends StrategyDefinition<S> {
@@ -120,6 +132,9 @@ export function defineStrategy<S extends ParamsSchema = z.ZodObject<{}>>(definit
   const assets = definition.assets;
   if (typeof assets !== 'function' && (!Array.isArray(assets) || assets.some((a) => typeof a !== 'string' || a.length === 0))) {
     throw new ConfigError(where('assets'), 'expected an array of base asset tickers or a function of the parameters returning one');
+  }
+  if (definition.warmup !== undefined && typeof definition.warmup !== 'function') {
+    throw new ConfigError(where('warmup'), `expected a function (params) => ({ candles, period }), got ${describeValue(definition.warmup)}`);
   }
   if (typeof definition.setup !== 'function') {
     throw new ConfigError(where('setup'), `expected a function (ctx, params) => Observable<OrderIntent>, got ${describeValue(definition.setup)}`);

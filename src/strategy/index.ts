@@ -1,7 +1,9 @@
 /** The strategy plugin API: what plugin files import from 'propbot'. */
 export * from './intents.js';
 export { defineStrategy, isStrategy, resolveAssets, STRATEGY_API_VERSION } from './define.js';
-export type { Strategy, StrategyDefinition, StrategyContext, AccountFeed, CandleDecision } from './define.js';
+export type { Strategy, StrategyDefinition, StrategyContext, AccountFeed, CandleDecision, Warmup } from './define.js';
+export { warmupMs, withinWindow } from './window.js';
+export type { TradingWindow } from './window.js';
 export { zDecimal, parseParams } from './params.js';
 export type { DecimalParamOptions, ParamsSchema } from './params.js';
 export { MemoryStrategyState, MemoryStateStore, toJsonValue } from './state.js';

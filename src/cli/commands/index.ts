@@ -5,6 +5,8 @@ import { registerRun } from './run.js';
 import { registerSandbox } from './sandbox.js';
 import { registerStrategies } from './strategies.js';
 import { registerSweep } from './sweep.js';
+import { registerWalkForward } from './walkforward.js';
+import { registerWorker } from './worker.js';
 
 /** Every subcommand registers itself on the program; add new ones here. */
 export const COMMANDS: Array<(program: Command) => void> = [
@@ -14,4 +16,6 @@ export const COMMANDS: Array<(program: Command) => void> = [
   registerSweep,
   registerStrategies,
   registerNew,
+  registerWalkForward,
+  registerWorker,
 ];

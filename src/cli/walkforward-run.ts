@@ -1,0 +1,89 @@
+/** The body of `propbot walkforward`, loaded only when that command runs. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { writeReport } from '../report/write.js';
+import { buildWalkForwardJson, renderWalkForwardHtml } from '../research/walkforward-report.js';
+import { formatDuration, parseDuration, runWalkForward } from '../research/walkforward.js';
+import { buildScenario } from './backtest-run.js';
+import { jobRunner, searchChoice, type WalkForwardCliOptions } from './search-options.js';
+
+export async function runWalkForwardCommand(scenarioFile: string | undefined, opts: WalkForwardCliOptions): Promise<number> {
+  const scenario = buildScenario(scenarioFile, opts);
+  const choice = searchChoice(opts);
+  const trainMs = parseDuration(opts.train ?? '', '--train');
+  const testMs = parseDuration(opts.test ?? '', '--test');
+  const stepMs = opts.step !== undefined ? parseDuration(opts.step, '--step') : testMs;
+  const warmupMs = opts.warmup !== undefined ? parseDuration(opts.warmup, '--warmup') : undefined;
+  const progress = opts.progress !== false && !opts.json;
+  const runner = await jobRunner(opts, Number.POSITIVE_INFINITY);
+  let result;
+  try {
+    result = await runWalkForward({
+      scenario,
+      trainMs,
+      testMs,
+      stepMs,
+      anchored: opts.anchored === true,
+      ...(warmupMs !== undefined ? { warmupMs } : {}),
+      search: choice,
+      runner,
+      ...(progress
+        ? { onSearched: (p) => process.stderr.write(`window ${p.index + 1}/${p.total}: ${p.trials} trials on the train slice, best ${p.best ? JSON.stringify(p.best.params) : 'none (all excluded)'}\n`) }
+        : {}),
+    });
+  } finally {
+    await runner.close();
+  }
+  const dir = path.resolve(opts.out ?? scenario.out ?? path.join('out', `${scenario.name.replace(/[^A-Za-z0-9._-]+/g, '-')}-walkforward`));
+  await mkdir(dir, { recursive: true });
+  const json = buildWalkForwardJson(result, {
+    name: scenario.name,
+    strategy: scenario.strategies[0]!.use,
+    objective: choice.objective,
+    method: choice.method,
+    ...(choice.trials !== undefined ? { trials: choice.trials } : {}),
+    seed: choice.seed,
+    constraints: opts.constraint ?? [],
+    grid: choice.grid,
+    trainMs,
+    testMs,
+    stepMs,
+    anchored: opts.anchored === true,
+  });
+  let oosLink: string | undefined;
+  if (result.outOfSample) {
+    await writeReport(result.outOfSample, path.join(dir, 'out-of-sample'));
+    oosLink = 'out-of-sample/report.html';
+  }
+  const jsonFile = path.join(dir, 'walkforward.json');
+  const htmlFile = path.join(dir, 'walkforward.html');
+  await writeFile(jsonFile, `${JSON.stringify(json, null, 2)}\n`);
+  await writeFile(htmlFile, renderWalkForwardHtml(json, result, oosLink ? { outOfSampleReport: oosLink } : {}));
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    return 0;
+  }
+  const lines = json.windows.map((w) => {
+    const p = w.best ? Object.entries(w.best.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : 'none';
+    const oos = w.accountFailedBefore ? 'account failed earlier' : fmt(w.outOfSample?.returnPct);
+    return `${String(w.window).padEnd(3)} ${w.test.from.slice(0, 10)} → ${w.test.to.slice(0, 10)}  ${p.padEnd(24)} IS ${fmt(w.inSample?.returnPct).padStart(8)} ${w.inSample?.challenge?.passed ? 'pass' : '    '}  OOS ${oos}`;
+  });
+  process.stdout.write(
+    [
+      `walk-forward of ${scenario.name}: ${json.windows.length} windows, train ${formatDuration(trainMs)}, test ${formatDuration(testMs)}, warm-up ${json.layout.warmup}`,
+      ...lines,
+      `in sample:      ${json.inSample.verdict}, mean return ${fmt(json.inSample.meanReturnPct)}`,
+      `out of sample:  ${json.outOfSample ? `${json.outOfSample.verdict}, return ${fmt(Number(json.outOfSample.summary.returnPct))}, max drawdown ${fmt(Number(json.outOfSample.summary.maxDrawdownPct))}` : 'no window traded'}`,
+      ...(json.outOfSample?.journey ? [`                ${json.outOfSample.journey}`] : []),
+      `efficiency:     ${json.efficiency ?? '—'} (out-of-sample over in-sample return per day)`,
+      `report:         ${htmlFile}`,
+      `                ${jsonFile}`,
+      '',
+    ].join('\n'),
+  );
+  return 0;
+}
+
+function fmt(x: number | null | undefined): string {
+  return x === null || x === undefined ? '—' : `${x.toFixed(2)}%`;
+}

@@ -1,0 +1,88 @@
+/**
+ * One sweep job run to its row: the backtest of one combination, its figures, challenge verdict and
+ * rolling-start odds. Worker threads and the queue worker both run jobs through here, so a row is
+ * the same wherever it was computed.
+ */
+import { Dec } from '../core/decimal.js';
+import type { AccountType, MarketCategory } from '../api/types.js';
+import type { FileLayout } from '../feed/files/types.js';
+import { computePropOdds } from '../report/prop-odds.js';
+import { buildReportJson, ratio } from '../report/report-json.js';
+import type { RiskGuardConfigInput } from '../risk/config.js';
+import { runBacktest } from './backtest.js';
+import type { SweepJob, SweepRow } from './sweep.js';
+
+export async function runSweepJob(job: SweepJob): Promise<SweepRow> {
+  const started = performance.now();
+  const abort = new AbortController();
+  const checkpoints: number[] = [];
+  let stopped: SweepRow['stopped'];
+  const balance = new Dec(job.balance);
+  const prune = job.prune;
+  const watch = prune !== undefined || job.stopOnFailure === true;
+  try {
+    const outcome = await runBacktest({
+      name: `sweep-${job.index}`,
+      markets: job.markets.map((m) => ({
+        asset: m.asset,
+        file: m.file,
+        ...(m.category ? { category: m.category as MarketCategory } : {}),
+        ...(m.layout ? { layout: m.layout as FileLayout } : {}),
+        ...(m.preset ? { preset: m.preset } : {}),
+      })),
+      strategies: [{ use: job.strategy, params: { ...job.baseParams, ...job.params }, ...(job.tradeFrom !== undefined ? { window: { from: job.tradeFrom } } : {}) }],
+      balance,
+      accountType: job.accountType as AccountType,
+      seed: job.seed,
+      cwd: job.cwd,
+      keepPrices: false,
+      signal: abort.signal,
+      ...(job.tradeFrom !== undefined ? { reportFrom: job.tradeFrom } : {}),
+      ...(job.phase !== undefined ? { phase: job.phase } : {}),
+      ...(job.from !== undefined ? { from: job.from } : {}),
+      ...(job.to !== undefined ? { to: job.to } : {}),
+      ...(job.risk !== undefined ? { risk: job.risk as RiskGuardConfigInput } : {}),
+      ...(watch
+        ? {
+            onSample: (sample, phase) => {
+              if (stopped) return;
+              if (job.stopOnFailure && phase === 'failed') {
+                stopped = { at: sample.time, reason: 'failed_rule' };
+                abort.abort();
+                return;
+              }
+              if (!prune) return;
+              const i = checkpoints.length;
+              if (i >= prune.checkpoints.length || sample.time < prune.checkpoints[i]!) return;
+              const returnPct = Number(ratio(sample.equity.minus(balance).div(balance).times(100)));
+              checkpoints.push(returnPct);
+              const floor = prune.minReturnPct[i];
+              if (floor !== null && floor !== undefined && returnPct < floor) {
+                stopped = { at: sample.time, reason: 'pruned' };
+                abort.abort();
+              }
+            },
+          }
+        : {}),
+    });
+    const json = buildReportJson(outcome.result);
+    const odds = computePropOdds(outcome.result);
+    return {
+      index: job.index,
+      params: job.params,
+      ok: true,
+      summary: json.summary as unknown as Record<string, unknown>,
+      challenge: json.challenge ? { passed: json.challenge.passed, failedRule: json.challenge.failedRule, daysToTarget: json.challenge.daysToTarget } : null,
+      prop: {
+        passProbability: odds.passProbability,
+        medianDaysToPass: odds.medianDaysToPass,
+        worstDailyHeadroomPct: odds.worstDailyHeadroomPct === null ? null : ratio(odds.worstDailyHeadroomPct),
+      },
+      ...(prune ? { checkpoints } : {}),
+      ...(stopped ? { stopped } : {}),
+      wallMs: Math.round(performance.now() - started),
+    };
+  } catch (error) {
+    return { index: job.index, params: job.params, ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -1,0 +1,185 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { planWindows, parseDuration, formatDuration } from '../../src/research/walkforward.js';
+import { REPO, tempDir } from '../backtest/helpers.js';
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const BTC = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
+
+function propbot(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(REPO, 'bin/propbot.js'), ...args], { cwd: REPO, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('walk-forward windows', () => {
+  const range = { from: Date.UTC(2018, 0, 1), to: Date.UTC(2018, 0, 1) + 100 * DAY };
+
+  it('rolls train and test slices along the data after the warm-up, test right after train', () => {
+    const w = planWindows(range, { trainMs: 30 * DAY, testMs: 10 * DAY, warmupMs: 2 * DAY });
+    expect(w).toHaveLength(6);
+    w.forEach((x, i) => {
+      expect(x.trainFrom).toBe(range.from + 2 * DAY + i * 10 * DAY);
+      expect(x.trainTo - x.trainFrom).toBe(30 * DAY);
+      expect(x.testFrom).toBe(x.trainTo);
+      expect(x.testTo - x.testFrom).toBe(10 * DAY);
+      expect(x.testTo).toBeLessThanOrEqual(range.to);
+    });
+  });
+
+  it('anchored: every train slice starts at the first data after the warm-up and grows', () => {
+    const w = planWindows(range, { trainMs: 30 * DAY, testMs: 20 * DAY, stepMs: 20 * DAY, anchored: true, warmupMs: DAY });
+    expect(w.map((x) => x.trainFrom)).toEqual(w.map(() => range.from + DAY));
+    expect(w.map((x) => (x.trainTo - x.trainFrom) / DAY)).toEqual([30, 50, 70]);
+  });
+
+  it('refuses slices shorter than the warm-up, and data too short for one window, with the numbers', () => {
+    expect(() => planWindows(range, { trainMs: 30 * HOUR, testMs: 10 * DAY, warmupMs: 61 * HOUR })).toThrow("--train: 30h is shorter than the strategy's warm-up of 61h");
+    expect(() => planWindows(range, { trainMs: 30 * DAY, testMs: 2 * DAY, warmupMs: 3 * DAY })).toThrow("--test: 2d is shorter than the strategy's warm-up of 3d");
+    expect(() => planWindows(range, { trainMs: 90 * DAY, testMs: 15 * DAY, warmupMs: DAY })).toThrow(/no window fits: warm-up 1d \+ train 90d \+ test 15d = 106d, but the data covers 100d/);
+  });
+
+  it('reads and writes durations', () => {
+    expect(parseDuration('60d', '--train')).toBe(60 * DAY);
+    expect(parseDuration('2w', '--train')).toBe(14 * DAY);
+    expect(formatDuration(61 * HOUR)).toBe('61h');
+    expect(() => parseDuration('60 days', '--train')).toThrow(/--train: expected a duration like 60d/);
+  });
+});
+
+describe('propbot walkforward', () => {
+  it('searches each train slice, trades the winner on the unseen slice after it, and reports the stitched run', async () => {
+    const out = tempDir('pb-wf-');
+    const r = await propbot([
+      'walkforward', '--strategy', 'sma-cross', '--data', `BTC=${BTC}`,
+      '--params', '{"period":"1h","amount":"20000","leverage":"3"}',
+      '--from', '2018-03-01', '--to', '2018-03-25', '--train', '8d', '--test', '4d',
+      '--grid', 'fast=3,6', '--grid', 'slow=12', '--workers', '2', '--out', out, '--json',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const wf = JSON.parse(r.stdout);
+    expect(wf).toEqual(JSON.parse(readFileSync(path.join(out, 'walkforward.json'), 'utf8')));
+    expect(wf.format).toBe('propbot-walkforward');
+    // slow 12 on 1h: 13 candles of warm-up before every slice
+    expect(wf.layout.warmupMs).toBe(13 * HOUR);
+    expect(wf.windows).toHaveLength(3);
+    for (const w of wf.windows) {
+      expect(w.test.fromMs).toBe(w.train.toMs);
+      expect(w.train.toMs - w.train.fromMs).toBe(8 * DAY);
+      expect(w.trials).toBe(2);
+      expect([3, 6]).toContain(w.best.params.fast);
+      expect(w.inSample).not.toBeNull();
+      expect(w.outOfSample).not.toBeNull();
+    }
+    // the stitched run covers the test slices only, on one account
+    const first = wf.windows[0].test.fromMs;
+    const last = wf.windows[2].test.toMs;
+    expect(wf.outOfSample.period.startMs).toBe(first);
+    expect(wf.outOfSample.equity.every((e: { time: number }) => e.time >= first && e.time < last)).toBe(true);
+    // each window starts where the one before ended: the equity is continuous across slices
+    for (let i = 1; i < 3; i += 1) expect(wf.windows[i].outOfSample.startEquity).toBe(wf.windows[i - 1].outOfSample.endEquity);
+    expect(wf.windows[2].outOfSample.endEquity).toBe(wf.outOfSample.summary.finalEquity);
+    expect(typeof wf.outOfSample.challenge.passed).toBe('boolean');
+    // efficiency: out-of-sample return per day over the mean in-sample return per day
+    const isPerDay = wf.windows.reduce((a: number, w: { inSample: { returnPct: number } }) => a + w.inSample.returnPct / 8, 0) / 3;
+    if (isPerDay > 0) expect(wf.efficiency).toBeCloseTo(Number(wf.outOfSample.summary.returnPct) / 12 / isPerDay, 5);
+    else expect(wf.efficiency).toBeNull();
+    const html = readFileSync(path.join(out, 'walkforward.html'), 'utf8');
+    expect(html).toContain('Out-of-sample verdict');
+    expect(html.match(/<tr><td class="l">\d+<\/td>/g)).toHaveLength(3);
+    expect(existsSync(path.join(out, 'out-of-sample', 'report.html'))).toBe(true);
+    const report = JSON.parse(readFileSync(path.join(out, 'out-of-sample', 'report.json'), 'utf8'));
+    // no trade before the first test slice (warm-up only), and none in a slice's window but its own
+    for (const f of report.fills) {
+      const t = Date.parse(f.time);
+      expect(t).toBeGreaterThanOrEqual(first);
+      expect(t).toBeLessThan(last);
+    }
+  }, 300_000);
+
+  it('refuses a train slice shorter than the strategy warm-up, naming both lengths', async () => {
+    const r = await propbot([
+      'walkforward', '--strategy', 'sma-cross', '--data', `BTC=${BTC}`, '--params', '{"period":"1h"}',
+      '--from', '2018-03-01', '--to', '2018-03-25', '--train', '10h', '--test', '4d', '--grid', 'fast=3,6', '--grid', 'slow=12,30',
+    ]);
+    expect(r.code).toBe(2);
+    // the longest warm-up of the space: slow 30 → 31 candles of 1h
+    expect(r.stderr).toContain("--train: 10h is shorter than the strategy's warm-up of 31h");
+  }, 120_000);
+});
+
+describe('walk-forward report', () => {
+  it('follows the stitched account through its phases, and marks the windows after its failure', async () => {
+    const { buildReportJson } = await import('../../src/report/report-json.js');
+    const { buildWalkForwardJson, renderWalkForwardHtml } = await import('../../src/research/walkforward-report.js');
+    const { Dec } = await import('../../src/core/decimal.js');
+    const t0 = Date.UTC(2018, 2, 1);
+    const passAt = t0 + 5 * DAY;
+    const failAt = t0 + 12 * DAY;
+    const oos = {
+      name: 'oos',
+      startTime: t0,
+      endTime: t0 + 30 * DAY,
+      initialBalance: new Dec(100_000),
+      equity: [
+        { time: t0, equity: new Dec(100_000) },
+        { time: passAt, equity: new Dec(106_000) },
+        { time: failAt, equity: new Dec(99_000) },
+      ],
+      fills: [],
+      trades: [],
+      denials: [],
+      perf: { snapshots: 0, candles: 0, wallMs: 0 },
+      challenge: {
+        phase: 'active_evaluation',
+        profitTargetPct: new Dec(5),
+        maxDailyDrawdownPct: new Dec(5),
+        maxTotalDrawdownPct: new Dec(10),
+        maxTrailingDrawdownPct: null,
+        minProfitableDays: null,
+        consistencyLimitPct: null,
+        profitableDayPct: new Dec('0.5'),
+        failure: { rule: 'max_daily_drawdown', at: failAt },
+        transitions: [
+          { at: passAt, from: 'active_evaluation', to: 'active_verification' },
+          { at: failAt, from: 'active_verification', to: 'failed' },
+        ],
+      },
+    };
+    const window = (i: number) => ({
+      trainFrom: t0 - 20 * DAY + i * 10 * DAY,
+      trainTo: t0 + i * 10 * DAY,
+      testFrom: t0 + i * 10 * DAY,
+      testTo: t0 + (i + 1) * 10 * DAY,
+      best: { index: 0, params: { fast: 5 }, ok: true },
+      search: { trials: [], ranked: [], excluded: [] },
+      inSample: { returnPct: 8, maxDrawdownPct: 2, sharpe: 3, trades: 5, startEquity: '100000', endEquity: '108000', objective: 8, challenge: { passed: true, failedRule: null, daysToTarget: 4 } },
+      outOfSample: { returnPct: 0, maxDrawdownPct: 0, sharpe: null, trades: 0, startEquity: '1', endEquity: '1' },
+      efficiency: 0.5,
+    });
+    const result = {
+      range: { from: t0 - 30 * DAY, to: t0 + 30 * DAY, periodMs: HOUR },
+      warmupMs: DAY,
+      windows: [window(0), window(1), window(2)],
+      outOfSample: oos,
+      outOfSampleReport: buildReportJson(oos as never),
+      efficiency: 0.1,
+    };
+    const json = buildWalkForwardJson(result as never, { name: 'n', strategy: 's', objective: 'returnPct', method: 'grid', seed: 1, constraints: [], grid: {}, trainMs: 20 * DAY, testMs: 10 * DAY, stepMs: 10 * DAY, anchored: false });
+    expect(json.outOfSample!.verdict).toBe('PASSED active_evaluation, then FAILED active_verification (max_daily_drawdown)');
+    expect(json.outOfSample!.journey).toBe('passed active_evaluation at 2018-03-06 00:00, then FAILED active_verification by max_daily_drawdown at 2018-03-13 00:00');
+    expect(json.inSample.verdict).toBe('3 of 3 windows passed in sample');
+    // failed on day 12: windows 1 and 2 traded, window 3 (from day 20) could not
+    expect(json.windows.map((w) => w.accountFailedBefore)).toEqual([false, false, true]);
+    expect(json.windows[2]!.efficiency).toBeNull();
+    const html = renderWalkForwardHtml(json, result as never);
+    expect(html).toContain('account failed earlier');
+    expect(html).toContain('<span class="fail">PASSED active_evaluation, then FAILED');
+  });
+});
