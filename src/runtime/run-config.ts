@@ -10,7 +10,7 @@ import { ACCOUNT_TYPES } from '../api/types.js';
 import { loadConfigFile, parseConfigText } from '../core/config-file.js';
 import { FEED_RESOURCES } from '../feed/polling-feed.js';
 import { RiskGuardConfigSchema } from '../risk/config.js';
-import { BACKTEST_PRESETS, dateValue, MarketFileSchema, resolveStrategySpec } from './scenario.js';
+import { BACKTEST_PRESETS, dateValue, MarketFileSchema, resolveDataFile, resolveStrategySpec } from './scenario.js';
 
 export const RUN_MODES = ['paper', 'sandbox', 'live'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
@@ -156,7 +156,7 @@ function checkMode(config: RunConfig, file: string): void {
 function resolvePaths(config: RunConfig, baseDir: string): RunConfig {
   return {
     ...config,
-    ...(config.paper ? { paper: { ...config.paper, markets: config.paper.markets.map((m) => ({ ...m, file: path.resolve(baseDir, m.file) })) } } : {}),
+    ...(config.paper ? { paper: { ...config.paper, markets: config.paper.markets.map((m) => ({ ...m, file: resolveDataFile(m.file, baseDir) })) } } : {}),
     strategies: config.strategies.map((s) => ({ ...s, use: resolveStrategySpec(s.use, baseDir) })),
     store: { ...config.store, file: config.store.file === ':memory:' ? ':memory:' : path.resolve(baseDir, config.store.file) },
   };
