@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ensureDirectory } from '../core/directories.js';
 import cliProgress from 'cli-progress';
 import { scenarioMarkets } from '../runtime/scenario.js';
+import { checkSweepCombinations, describeFailures } from '../runtime/sweep-checks.js';
 import { gridCombinations, metricOf, parseGrid, rankRows, runSweep, sampleCombinations, type SweepJob, type SweepRow } from '../runtime/sweep.js';
 import { buildScenario } from './backtest-run.js';
 import type { SweepCliOptions } from './commands/sweep.js';
@@ -15,7 +16,8 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
   const all = gridCombinations(grid);
   const combos = opts.random !== undefined ? sampleCombinations(all, opts.random, opts.seed ?? 1) : all;
   const strategy = scenario.strategies[0]!;
-  const jobs: SweepJob[] = combos.map((params, index) => ({
+  const checked = await checkSweepCombinations(strategy.use, strategy.params, grid, combos, scenario.baseDir);
+  const jobs: SweepJob[] = checked.runnable.map(({ params, index }) => ({
     index,
     params,
     strategy: strategy.use,
@@ -48,14 +50,18 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
     runs: rows.length,
     failed: rows.filter((r) => !r.ok).length,
     ranked,
+    skipped: checked.skipped,
   };
   const dir = path.resolve(opts.out ?? scenario.out ?? path.join('out', `${scenario.name.replace(/[^A-Za-z0-9._-]+/g, '-')}-sweep`));
   ensureDirectory(dir);
-  const file = path.join(dir, 'sweep.json');
+  // A failed run never replaces the results of an earlier good one.
+  const file = path.join(dir, out.failed > 0 ? 'sweep-failed.json' : 'sweep.json');
   await writeFile(file, `${JSON.stringify(out, null, 2)}\n`);
   if (opts.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-  else process.stdout.write(table(ranked.slice(0, opts.top ?? 20), metric) + `\n${rows.length} runs (${out.failed} failed), ranked by ${metric}; all in ${file}\n`);
-  return 0;
+  else process.stdout.write(table(ranked.slice(0, opts.top ?? 20), metric) + `\n${rows.length} runs (${out.failed} failed, ${checked.skipped.length} refused by the strategy and skipped), ranked by ${metric}; all in ${file}\n`);
+  if (out.failed === 0) return 0;
+  process.stderr.write(describeFailures(rows));
+  return 1;
 }
 
 function table(rows: readonly SweepRow[], metric: string): string {
