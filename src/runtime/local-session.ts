@@ -15,10 +15,14 @@ import { silentLogger } from '../core/logger.js';
 import { Engine, type PresetOverrides } from '../engine/index.js';
 import { Executor } from '../execution/executor.js';
 import { readCandleFile } from '../feed/files/candle-file.js';
+import { describePeriod } from '../feed/files/to-candle.js';
 import { isSqliteFile, StoreSnapshotReader } from '../feed/files/store-snapshots.js';
 import { mergeByTime, type MergeSource } from '../feed/files/merge.js';
 import type { CandleRow, Diagnostic, FileLayout, ReadSummary } from '../feed/files/types.js';
+import { CandleStreams } from '../feed/candles.js';
 import { ManualFeed } from '../feed/manual-feed.js';
+import { CANDLE_PERIOD_MS, type Candle, type CandlePeriod } from '../feed/types.js';
+import type { Observable } from 'rxjs';
 import { SnapshotPump } from '../feed/snapshot-pump.js';
 import { RiskGuard } from '../risk/guard.js';
 import type { RiskGuardConfigInput } from '../risk/config.js';
@@ -118,6 +122,7 @@ export class LocalSession {
   readonly readers: ReadonlyMap<string, CandleSource>;
   readonly #pump: SnapshotPump;
   readonly #rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
+  readonly #candles: PeriodCheckedCandles;
 
   private constructor(init: {
     engine: Engine;
@@ -132,6 +137,7 @@ export class LocalSession {
     readers: Map<string, CandleSource>;
     pump: SnapshotPump;
     rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
+    candles: PeriodCheckedCandles;
   }) {
     this.engine = init.engine;
     this.clock = init.clock;
@@ -146,6 +152,7 @@ export class LocalSession {
     this.accountId = ACCOUNT;
     this.#pump = init.pump;
     this.#rows = init.rows;
+    this.#candles = init.candles;
   }
 
   static async create(options: LocalSessionOptions): Promise<LocalSession> {
@@ -234,8 +241,10 @@ export class LocalSession {
     const exchange = options.wrapExchange ? options.wrapExchange(local) : local;
     const feed = new ManualFeed();
     const ids = new SeededIds(`${seed}:intents`);
+    const candles = new PeriodCheckedCandles(feed, markets, options.markets, loaded.map((l) => l.name ?? l.strategy.name));
     const runner = new StrategyRunner({
       feed,
+      candles,
       clock,
       accountId: ACCOUNT,
       logger,
@@ -289,6 +298,7 @@ export class LocalSession {
       readers,
       pump,
       rows: mergeByTime(sources),
+      candles,
     });
   }
 
@@ -318,6 +328,7 @@ export class LocalSession {
     // Accounts only: no market has a price before the first tick, and a snapshot of price 0 would
     // reach strategies and recorders as if it were a quote.
     await this.#pump.publish({ markets: false });
+    this.#candles.check();
     dirty = false;
     let candles = 0;
     let ticks = 0;
@@ -352,6 +363,7 @@ export class LocalSession {
         dirty = false;
       }
       hooks.afterStep?.(step);
+      this.#candles.check();
     }
     unsubscribe();
     return { candles, ticks, firstTime, lastTime, aborted };
@@ -380,5 +392,42 @@ async function* prepend<T>(first: T, rest: AsyncIterator<T>): AsyncGenerator<T> 
     const next = await rest.next();
     if (next.done) return;
     yield next.value;
+  }
+}
+
+/**
+ * Candle streams that refuse a period finer than the data's: 15-minute candles built from hourly
+ * rows would be one price each, and a strategy tuned on them would trade on nothing. The request is
+ * recorded where it is made (inside a strategy's setup or later) and the run stops at the next step.
+ */
+class PeriodCheckedCandles extends CandleStreams {
+  readonly #markets: ReadonlyMap<string, ReplayMarket>;
+  readonly #files: ReadonlyMap<string, string>;
+  readonly #strategies: readonly string[];
+  #fault: ConfigError | undefined;
+
+  constructor(feed: ManualFeed, markets: ReadonlyMap<string, ReplayMarket>, sources: readonly LocalMarketSource[], strategies: readonly string[]) {
+    super((asset) => feed.market$(asset));
+    this.#markets = markets;
+    this.#files = new Map(sources.map((m) => [m.asset, m.file]));
+    this.#strategies = strategies;
+  }
+
+  override candles$(asset: string, period: CandlePeriod): Observable<Candle> {
+    const market = this.#markets.get(asset);
+    const ms = CANDLE_PERIOD_MS[period];
+    if (market && ms !== undefined && ms < market.periodMs) {
+      this.#fault ??= new ConfigError(
+        `strategies`,
+        `${this.#strategies.join(', ')} asks for ${period} candles of ${asset}, but ${this.#files.get(asset) ?? 'its data'} holds ${describePeriod(market.periodMs)} candles: ` +
+          `a ${period} candle cannot be built from ${describePeriod(market.periodMs)} rows. Use a period of ${describePeriod(market.periodMs)} or longer, or finer data.`,
+      );
+    }
+    return super.candles$(asset, period);
+  }
+
+  /** Throw the first refusal, if a strategy asked for too fine a period. */
+  check(): void {
+    if (this.#fault) throw this.#fault;
   }
 }
