@@ -71,6 +71,12 @@ export interface LocalSessionOptions {
   readonly from?: number;
   /** Only candles opening before this time (unix ms). */
   readonly to?: number;
+  /**
+   * Candles replayed before `from` (or, without it, the first ones of the data) to warm the
+   * strategies' indicators up, as Freqtrade's `startup_candle_count` does: at full speed, their
+   * intents not executed. Default 0.
+   */
+  readonly warmupCandles?: number;
   readonly seed?: string;
   /** A logger, or one made on the session's virtual clock (to log in market time). Default silent. */
   readonly logger?: Logger | ((clock: Clock) => Logger);
@@ -94,9 +100,12 @@ export interface RunHooks {
   readonly afterStep?: (step: ReplayStep) => void;
   /** Stop early (shutdown). */
   readonly signal?: AbortSignal;
+  /** Once, at the first step after the warm-up, with the number of candles it replayed. */
+  readonly onWarmedUp?: (warmup: { candles: number; until: number }) => void;
 }
 
 export interface RunStats {
+  /** Candles replayed after the warm-up. */
   readonly candles: number;
   readonly ticks: number;
   readonly firstTime: number | null;
@@ -120,6 +129,8 @@ export class LocalSession {
   readonly accountId: string;
   readonly markets: ReadonlyMap<string, ReplayMarket>;
   readonly readers: ReadonlyMap<string, CandleSource>;
+  /** Steps before this time are warm-up (unix ms); null without one. */
+  readonly warmupEnd: number | null;
   readonly #pump: SnapshotPump;
   readonly #rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
   readonly #candles: PeriodCheckedCandles;
@@ -138,6 +149,7 @@ export class LocalSession {
     pump: SnapshotPump;
     rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
     candles: PeriodCheckedCandles;
+    warmupEnd: number | null;
   }) {
     this.engine = init.engine;
     this.clock = init.clock;
@@ -153,6 +165,7 @@ export class LocalSession {
     this.#pump = init.pump;
     this.#rows = init.rows;
     this.#candles = init.candles;
+    this.warmupEnd = init.warmupEnd;
   }
 
   static async create(options: LocalSessionOptions): Promise<LocalSession> {
@@ -203,7 +216,8 @@ export class LocalSession {
         if (options.onDiagnostic) fileOptions.onDiagnostic = options.onDiagnostic;
         reader = readCandleFile(m.file, fileOptions);
       }
-      const filtered = withinRange(reader, options.from, options.to);
+      const warmup = options.warmupCandles ?? 0;
+      const filtered = withinRange(reader, options.from === undefined ? undefined : () => options.from! - warmup * (reader.summary.periodMs ?? 0), options.to);
       const iterator = filtered[Symbol.asyncIterator]();
       const first = await iterator.next();
       if (first.done) throw new ConfigError(`markets.${m.asset}`, `no candles in ${m.file}${options.from !== undefined || options.to !== undefined ? ' within --from/--to' : ''}`);
@@ -299,6 +313,7 @@ export class LocalSession {
       pump,
       rows: mergeByTime(sources),
       candles,
+      warmupEnd: !options.warmupCandles ? null : (options.from ?? start + options.warmupCandles * Math.max(...periods.values())),
     });
   }
 
@@ -324,6 +339,9 @@ export class LocalSession {
       } else dirty ||= e.event.accountId === this.accountId;
     });
     let day = Math.floor(this.clock.now() / DAY_MS);
+    let warming = this.warmupEnd !== null;
+    let warmupCandles = 0;
+    this.pipeline.warmingUp = warming;
     this.pipeline.start();
     // Accounts only: no market has a price before the first tick, and a snapshot of price 0 would
     // reach strategies and recorders as if it were a quote.
@@ -340,9 +358,19 @@ export class LocalSession {
         aborted = true;
         break;
       }
-      if (hooks.pace) await hooks.pace(step);
+      if (warming && step.tick.time >= this.warmupEnd!) {
+        warming = false;
+        this.pipeline.warmingUp = false;
+        // The account as the session starts, for whoever records it.
+        dirty = true;
+        hooks.onWarmedUp?.({ candles: warmupCandles, until: this.warmupEnd! });
+      }
+      if (hooks.pace && !warming) await hooks.pace(step);
       const { tick, market } = step;
-      if (step.candleStart) candles += 1;
+      if (step.candleStart) {
+        if (warming) warmupCandles += 1;
+        else candles += 1;
+      }
       ticks += 1;
       firstTime ??= tick.time;
       lastTime = tick.time;
@@ -378,9 +406,12 @@ export class LocalSession {
   }
 }
 
-async function* withinRange(rows: AsyncIterable<CandleRow>, from: number | undefined, to: number | undefined): AsyncGenerator<CandleRow> {
+/** Rows from `from()` (asked once the file's period is known) to before `to`. */
+async function* withinRange(rows: AsyncIterable<CandleRow>, from: (() => number) | undefined, to: number | undefined): AsyncGenerator<CandleRow> {
+  let lower: number | undefined;
   for await (const row of rows) {
-    if (from !== undefined && row.time < from) continue;
+    lower ??= from?.() ?? Number.NEGATIVE_INFINITY;
+    if (row.time < lower) continue;
     if (to !== undefined && row.time >= to) return;
     yield row;
   }

@@ -38,6 +38,11 @@ export const RunConfigSchema = z.strictObject({
       accountType: z.enum(ACCOUNT_TYPES).default('real'),
       preset: z.enum(BACKTEST_PRESETS).default('default'),
       seed: z.string().min(1).default('propbot'),
+      /**
+       * Candles replayed before `from` at full speed, their intents not executed, so the strategies'
+       * indicators are ready when the paced run starts (Freqtrade's `startup_candle_count`).
+       */
+      warmup: z.number().int().nonnegative().default(200),
     })
     .optional(),
   /** Sandbox and live modes: where the API is and where the key comes from. */
@@ -99,7 +104,7 @@ export const RunConfigSchema = z.strictObject({
   log: z
     .strictObject({
       level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
-      /** `auto`: readable on a terminal, JSON otherwise. */
+      /** `pretty`: one short line per event in market time; `json`: JSON lines; `auto`: pretty on a terminal, JSON otherwise. */
       format: z.enum(['json', 'pretty', 'auto']).default('auto'),
     })
     .prefault({}),
