@@ -72,9 +72,9 @@ export interface LocalSessionOptions {
   /** Only candles opening before this time (unix ms). */
   readonly to?: number;
   /**
-   * Candles replayed before `from` (or, without it, the first ones of the data) to warm the
-   * strategies' indicators up, as Freqtrade's `startup_candle_count` does: at full speed, their
-   * intents not executed. Default 0.
+   * Candles replayed before `from` to warm the strategies' indicators up, as Freqtrade's
+   * `startup_candle_count` does: at full speed, their intents not executed. Without `from` there is
+   * no history before the run and no warm-up. Default 0.
    */
   readonly warmupCandles?: number;
   readonly seed?: string;
@@ -313,7 +313,7 @@ export class LocalSession {
       pump,
       rows: mergeByTime(sources),
       candles,
-      warmupEnd: !options.warmupCandles ? null : (options.from ?? start + options.warmupCandles * Math.max(...periods.values())),
+      warmupEnd: options.warmupCandles && options.from !== undefined ? options.from : null,
     });
   }
 

@@ -40,7 +40,8 @@ export const RunConfigSchema = z.strictObject({
       seed: z.string().min(1).default('propbot'),
       /**
        * Candles replayed before `from` at full speed, their intents not executed, so the strategies'
-       * indicators are ready when the paced run starts (Freqtrade's `startup_candle_count`).
+       * indicators are ready when the paced run starts (Freqtrade's `startup_candle_count`). Without
+       * `from` the run starts at the first candle and there is nothing to warm up on.
        */
       warmup: z.number().int().nonnegative().default(200),
     })
