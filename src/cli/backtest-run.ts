@@ -17,6 +17,7 @@ import {
   type Scenario,
 } from '../runtime/scenario.js';
 import { Dec } from '../core/decimal.js';
+import { describePeriod } from '../feed/files/to-candle.js';
 import { parseDataArgs, type BacktestCliOptions } from './scenario-args.js';
 
 export async function runBacktestCommand(scenarioFile: string | undefined, opts: BacktestCliOptions): Promise<number> {
@@ -48,7 +49,7 @@ export async function runBacktestCommand(scenarioFile: string | undefined, opts:
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
-    process.stdout.write(summaryTable(json, outcome.session.readers, written));
+    process.stdout.write(summaryTable(json, written));
   }
   // The report is written either way; the exit code and one line per strategy say the run is not whole.
   for (const f of json.failures) {
@@ -137,7 +138,7 @@ function progressBar(scenario: Scenario): { update: (p: { candles: number; time:
   };
 }
 
-function summaryTable(json: ReportJson, readers: ReadonlyMap<string, { summary: { badRows: number; gaps: number; missingPeriods: number } }>, written: { json: string; html: string }): string {
+function summaryTable(json: ReportJson, written: { json: string; html: string }): string {
   const s = json.summary;
   const c = json.challenge;
   const rows: Array<[string, string]> = [
@@ -158,13 +159,29 @@ function summaryTable(json: ReportJson, readers: ReadonlyMap<string, { summary: 
     rows.push(['challenge', `${c.phase}: ${c.passed ? 'PASSED' : c.failedRule ? `FAILED by ${c.failedRule} at ${c.failedAt}` : 'not passed'}`]);
     rows.push(['days', `${c.tradingDays} trading, ${c.profitableDays} profitable${c.daysToTarget !== null ? `, target on day ${c.daysToTarget}` : ''}`]);
   }
-  for (const [asset, r] of readers) {
-    if (r.summary.badRows || r.summary.gaps) rows.push([`data ${asset}`, `${r.summary.gaps} gaps (${r.summary.missingPeriods} candles missing), ${r.summary.badRows} bad rows skipped`]);
-  }
+  for (const d of json.data) rows.push([`data ${d.market}`, dataLines(d).join(`\n${' '.repeat(18)}`)]);
   rows.push(['speed', `${json.perf.candles} candles, ${json.perf.snapshots} snapshots in ${json.perf.wallMs} ms`]);
   rows.push(['report', `${written.html}\n${' '.repeat(18)}${written.json}`]);
   const width = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n';
+}
+
+/** Lines shown in the console for one data file: how it was read, then its first bad rows and gaps. */
+const SHOWN = 3;
+function dataLines(d: ReportJson['data'][number]): string[] {
+  const unit = { s: 'epoch seconds', ms: 'epoch ms', us: 'epoch µs', date: 'UTC dates' }[d.timeUnit ?? ''] ?? 'unknown';
+  const period = d.periodMs === null ? 'unknown period' : describePeriod(d.periodMs);
+  const head = [`${d.rows} rows of ${period}, times in ${unit}`];
+  if (d.badRows) head.push(`${d.badRows} bad rows skipped`);
+  if (d.gaps) head.push(`${d.gaps} gap${d.gaps === 1 ? '' : 's'} (${d.missingPeriods} candles missing)`);
+  if (d.sessionBreaks) head.push(`${d.sessionBreaks} weekend session breaks`);
+  if (d.roundedRows) head.push(`${d.roundedRows} rows' prices rounded to 9 decimals (first on line ${d.firstRoundedLine})`);
+  const lines = [head.join('; ')];
+  for (const b of d.badRowSamples.slice(0, SHOWN)) lines.push(`line ${b.line}: ${b.reason}: ${b.message}`);
+  if (d.badRows > SHOWN) lines.push(`… ${d.badRows - SHOWN} more bad rows (report.json lists the first ${d.badRowSamples.length})`);
+  for (const g of d.gapSamples.slice(0, SHOWN)) lines.push(`line ${g.line}: gap after ${g.after.slice(0, 16).replace('T', ' ')}, ${g.missingPeriods} candles missing`);
+  if (d.gaps > SHOWN) lines.push(`… ${d.gaps - SHOWN} more gaps (report.json lists the first ${d.gapSamples.length})`);
+  return lines;
 }
 
 function safeName(name: string): string {

@@ -9,6 +9,7 @@ import { scenarioJob } from '../research/scenario-job.js';
 import { runSearch } from '../research/search.js';
 import { spaceSize } from '../research/space.js';
 import type { SweepRow } from '../runtime/sweep.js';
+import { describeFailures, strategyParamsCheck } from '../runtime/sweep-checks.js';
 import { buildScenario } from './backtest-run.js';
 import { jobRunner, searchChoice, type SweepCliOptions } from './search-options.js';
 
@@ -16,6 +17,8 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
   const scenario = buildScenario(scenarioFile, opts);
   const choice = searchChoice(opts);
   const strategy = scenario.strategies[0]!;
+  // Before an hour of workers: a grid key the strategy does not have is a typo, refused with its parameters.
+  const accepts = await strategyParamsCheck(strategy.use, strategy.params, Object.keys(choice.grid), scenario.baseDir);
   const total = choice.method === 'grid' ? spaceSize(choice.space) : Math.min(choice.trials!, spaceSize(choice.space));
   const period = choice.method === 'tpe' && choice.prune ? await dataRange(scenario) : undefined;
   const showProgress = opts.progress !== false && !opts.json && process.stderr.isTTY === true;
@@ -28,7 +31,7 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
   let result;
   try {
     result = await runSearch(
-      { ...choice, ...(period ? { period } : {}) },
+      { ...choice, accepts, ...(period ? { period } : {}) },
       (params, index, extra) => scenarioJob(scenario, params, index, extra),
       runner,
       () => bar?.update(++done),
@@ -55,19 +58,23 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
     best: result.ranked.find((r) => objectiveValue(r, metric) !== null) ?? null,
     ranked: result.ranked,
     excluded: result.excluded.map((e) => ({ index: e.row.index, params: e.row.params, reason: e.reason })),
+    skipped: result.skipped ?? [],
     // in the order they ran: the optimizer's path
     trials: result.trials.map((r) => ({ index: r.index, params: r.params, value: objectiveValue(r, metric), ...(r.stopped ? { stopped: r.stopped.reason } : {}) })),
   };
   const dir = path.resolve(opts.out ?? scenario.out ?? path.join('out', `${scenario.name.replace(/[^A-Za-z0-9._-]+/g, '-')}-sweep`));
   ensureDirectory(dir);
-  const file = path.join(dir, 'sweep.json');
+  // A failed run never replaces the results of an earlier good one.
+  const file = path.join(dir, out.failed > 0 ? 'sweep-failed.json' : 'sweep.json');
   await writeFile(file, `${JSON.stringify(out, null, 2)}\n`);
   if (opts.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   else {
-    const extra = [out.failed ? `${out.failed} failed` : '', out.excluded.length ? `${out.excluded.length} excluded` : '', out.pruned ? `${out.pruned} pruned` : ''].filter(Boolean).join(', ');
+    const extra = [out.failed ? `${out.failed} failed` : '', out.skipped.length ? `${out.skipped.length} refused by the strategy and skipped` : '', out.excluded.length ? `${out.excluded.length} excluded` : '', out.pruned ? `${out.pruned} pruned` : ''].filter(Boolean).join(', ');
     process.stdout.write(table(result.ranked.slice(0, opts.top ?? 20), metric) + `\n${out.runs} runs (${choice.method}${extra ? `; ${extra}` : ''}), ranked by ${metric}; all in ${file}\n`);
   }
-  return 0;
+  if (out.failed === 0) return 0;
+  process.stderr.write(describeFailures(result.trials));
+  return 1;
 }
 
 export function table(rows: readonly SweepRow[], metric: keyof typeof OBJECTIVES): string {

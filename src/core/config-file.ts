@@ -2,7 +2,8 @@
  * YAML configuration files validated against a zod schema. Every error names the file, the line, the
  * dotted key and what was expected, because a trader who mistypes `maxDailyDrawdown` at 3 a.m. must
  * see which line to fix, not a stack trace. `${VAR}` in any string is replaced from the environment
- * (for secrets); an unset variable is an error naming it and the key.
+ * (for secrets); an unset variable is an error naming it and the key. A value that is nothing but
+ * `${VAR}` (`port: ${PORT}`) becomes a number or a boolean where the schema wants one.
  */
 import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
@@ -39,8 +40,25 @@ export function parseConfigText<S extends z.ZodType>(text: string, schema: S, op
   }
   const raw: unknown = toPlain(doc, lineCounter, file) ?? {};
   const env = options.env ?? process.env;
-  const interpolated = interpolate(raw, [], env, (path) => lineOf(doc.contents, path, lineCounter), file);
-  const result = schema.safeParse(interpolated);
+  const whole = new Map<string, string>();
+  const interpolated = interpolate(raw, [], env, (path) => lineOf(doc.contents, path, lineCounter), file, whole);
+  let result = schema.safeParse(interpolated);
+  // Environment values are text: where the schema wants a number or a boolean at a key that was all
+  // `${VAR}`, read the text as one (and say so if it is not) instead of failing with "expected number".
+  for (let tries = 0; !result.success && tries < 64; tries += 1) {
+    const fix = result.error.issues.find((i) => i.code === 'invalid_type' && whole.has(i.path.map(String).join('.')));
+    if (!fix) break;
+    const at = fix.path.map(String);
+    const text = whole.get(at.join('.'))!;
+    whole.delete(at.join('.'));
+    const expected = (fix as { expected?: string }).expected;
+    const value = expected === 'boolean' ? ({ true: true, false: false } as Record<string, boolean>)[text.trim()] : /^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : undefined;
+    if (value === undefined) {
+      throw new ConfigError(at.join('.'), `expected a ${expected} from the environment, got ${JSON.stringify(text)}`, { file, line: lineOf(doc.contents, at, lineCounter) });
+    }
+    setAt(interpolated, at, value);
+    result = schema.safeParse(interpolated);
+  }
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const path = issue.path.map(String);
@@ -145,21 +163,30 @@ function interpolate(
   env: Record<string, string | undefined>,
   line: (path: string[]) => number | undefined,
   file: string | undefined,
+  whole: Map<string, string>,
 ): unknown {
   if (typeof value === 'string') {
-    return value.replace(VAR, (_m, name: string) => {
+    const replaced = value.replace(VAR, (_m, name: string) => {
       const v = env[name];
       if (v === undefined) {
         throw new ConfigError(path.join('.'), `environment variable ${name} is not set`, { file, line: line(path) });
       }
       return v;
     });
+    if (/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value.trim())) whole.set(path.join('.'), replaced);
+    return replaced;
   }
-  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, [...path, String(i)], env, line, file));
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, [...path, String(i)], env, line, file, whole));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = interpolate(v, [...path, k], env, line, file);
+    for (const [k, v] of Object.entries(value)) out[k] = interpolate(v, [...path, k], env, line, file, whole);
     return out;
   }
   return value;
+}
+
+function setAt(root: unknown, path: readonly string[], value: unknown): void {
+  let node = root as Record<string, unknown>;
+  for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  node[path[path.length - 1]!] = value;
 }

@@ -45,6 +45,8 @@ export interface LoggerConfig {
   name?: string;
   /** Clock of each line's `time` (a backtest logs in market time); default the wall clock. */
   now?: () => number;
+  /** Fields added to every line (the daemon adds the market time `mt`). */
+  mixin?: () => Record<string, unknown>;
 }
 
 export function createLogger(config: LoggerConfig = {}): Logger {
@@ -56,6 +58,7 @@ export function createLogger(config: LoggerConfig = {}): Logger {
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     base: config.name ? { name: config.name } : null,
     timestamp: config.now ? marketTime(config.now) : pino.stdTimeFunctions.isoTime,
+    ...(config.mixin ? { mixin: config.mixin } : {}),
   };
   for (const s of config.secrets ?? []) registerSecret(s);
   let sink: NodeJS.WritableStream = destination;

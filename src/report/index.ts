@@ -13,6 +13,7 @@ export type {
   PriceSeries,
   StrategyFailure,
   TradeRecord,
+  DataFileReport,
 } from './types.js';
 export {
   computeMetrics,

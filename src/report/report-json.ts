@@ -7,7 +7,7 @@ import { Decimal } from 'decimal.js';
 import { computeChallenge } from './challenge.js';
 import { computeMetrics, dailyPnlOf, tradeNet } from './metrics.js';
 import type { Origin } from './origin.js';
-import type { BacktestResult } from './types.js';
+import type { BacktestResult, DataFileReport } from './types.js';
 
 export const REPORT_FORMAT = 'propbot-backtest-report';
 export const REPORT_VERSION = 1;
@@ -160,6 +160,8 @@ export interface ReportJson {
   readonly perf: { readonly snapshots: number; readonly candles: number; readonly wallMs: number; readonly snapshotsPerSecond: number | null };
   /** Strategies stopped by a throw of their own code; empty when every strategy ran to the end. */
   readonly failures: readonly { readonly strategy: string; readonly at: string; readonly failedIn: string; readonly message: string; readonly location: string | null }[];
+  /** Per market: how its data file was read, its first bad rows and gaps (line numbers from the top of the file). */
+  readonly data: ReadonlyArray<Omit<DataFileReport, 'gapSamples'> & { readonly gapSamples: ReadonlyArray<{ readonly after: string; readonly next: string; readonly missingPeriods: number; readonly line: number }> }>;
 }
 
 export interface OriginJson {
@@ -314,5 +316,9 @@ export function buildReportJson(result: BacktestResult): ReportJson {
       snapshotsPerSecond: result.perf.wallMs > 0 ? Math.round((result.perf.snapshots * 1000) / result.perf.wallMs) : null,
     },
     failures: (result.failures ?? []).map((f) => ({ strategy: f.strategy, at: iso(f.at)!, failedIn: f.failedIn, message: f.message, location: f.location })),
+    data: (result.data ?? []).map((d) => ({
+      ...d,
+      gapSamples: d.gapSamples.map((g) => ({ after: iso(g.afterTime)!, next: iso(g.nextTime)!, missingPeriods: g.missingPeriods, line: g.line })),
+    })),
   };
 }

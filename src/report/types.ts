@@ -157,6 +157,30 @@ export interface PriceSeries {
   readonly candles: readonly PriceCandle[];
 }
 
+/** What reading one market's data file found: the report shows it so a bad file is never a silent result. */
+export interface DataFileReport {
+  readonly market: string;
+  readonly file: string;
+  readonly layout: string;
+  /** Candle period of the file, ms. */
+  readonly periodMs: number | null;
+  /** How its timestamps were read: `s`, `ms`, `us` (epoch) or `date` (UTC text). */
+  readonly timeUnit: string | null;
+  readonly rows: number;
+  readonly badRows: number;
+  /** The first bad rows: line (1-based) and reason. */
+  readonly badRowSamples: ReadonlyArray<{ readonly line: number; readonly reason: string; readonly message: string }>;
+  readonly gaps: number;
+  readonly missingPeriods: number;
+  /** The first gaps: open time of the row before and after, and the line after. */
+  readonly gapSamples: ReadonlyArray<{ readonly afterTime: number; readonly nextTime: number; readonly missingPeriods: number; readonly line: number }>;
+  /** Weekend closes of a market that does not trade on weekends. */
+  readonly sessionBreaks: number;
+  /** Rows with prices finer than 9 decimals, rounded half-even, and the first one's line. */
+  readonly roundedRows: number;
+  readonly firstRoundedLine: number | null;
+}
+
 export interface BacktestResult {
   /** Run name (scenario), shown as the title. */
   readonly name: string;
@@ -184,6 +208,8 @@ export interface BacktestResult {
   readonly prices?: readonly PriceSeries[];
   /** Strategies that threw and were stopped during the run; none → every strategy ran to the end. */
   readonly failures?: readonly StrategyFailure[];
+  /** What reading each market's data file found. */
+  readonly data?: readonly DataFileReport[];
 }
 
 /** A strategy stopped by a throw of its own code (the run went on without it). */

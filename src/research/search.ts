@@ -40,6 +40,11 @@ export interface SearchOptions {
   readonly prune?: boolean;
   /** The traded period of every run, for the prune checkpoints. */
   readonly period?: { readonly from: number; readonly to: number };
+  /**
+   * grid and random: the strategy's verdict on a combination (undefined: accepted, else why not); the
+   * ones it refuses are skipped, not run (a grid over two lengths holds a few impossible pairs).
+   */
+  readonly accepts?: (params: Record<string, unknown>) => string | undefined;
 }
 
 export interface SearchResult {
@@ -49,6 +54,8 @@ export interface SearchResult {
   readonly ranked: readonly SweepRow[];
   /** Rows left out of the ranking, with why. */
   readonly excluded: ReadonlyArray<{ readonly row: SweepRow; readonly reason: string }>;
+  /** Combinations the strategy refused, not run (see `SearchOptions.accepts`). */
+  readonly skipped?: ReadonlyArray<{ readonly params: Record<string, unknown>; readonly error: string }>;
 }
 
 /** Above this a grid is refused: sample it (`--random`) or optimise it (`--optimizer tpe`). */
@@ -63,6 +70,7 @@ export async function runSearch(options: SearchOptions, makeJob: JobMaker, runne
   const constraints = options.constraints ?? [];
   const stopOnFailure = constraints.some((c) => c.kind === 'rules');
   const size = spaceSize(options.space);
+  const skipped: Array<{ params: Record<string, unknown>; error: string }> = [];
   let trials: SweepRow[];
   if (options.method === 'tpe') {
     trials = await runTpe(options, makeJob, runner, stopOnFailure, onRow);
@@ -77,9 +85,21 @@ export async function runSearch(options: SearchOptions, makeJob: JobMaker, runne
       const n = need(options.trials, '--random');
       combos = size <= MAX_GRID ? sampleCombinations(enumerate(options.space), n, options.seed) : uniqueDraws(options.space, n, options.seed);
     }
+    if (options.accepts !== undefined) {
+      const runnable: Record<string, unknown>[] = [];
+      for (const params of combos) {
+        const error = options.accepts(params);
+        if (error === undefined) runnable.push(params);
+        else skipped.push({ params, error });
+      }
+      if (runnable.length === 0) {
+        throw new ConfigError('--grid', `the strategy refuses every combination; the first: ${skipped[0]?.error ?? 'none given'}`);
+      }
+      combos = runnable;
+    }
     trials = await runner.run(combos.map((p, i) => makeJob(p, i, stopOnFailure ? { stopOnFailure } : {})), onRow);
   }
-  return rank(trials, options.objective, constraints);
+  return { ...rank(trials, options.objective, constraints), skipped };
 }
 
 function need(n: number | undefined, flag: string): number {

@@ -8,9 +8,11 @@ import type { PositionEvent } from '../api/types.js';
 import { Dec, ZERO } from '../core/decimal.js';
 import { roundFp9 } from '../core/fp9.js';
 import { ENGINE_PRESETS, mergePresets, type EnginePresets } from '../engine/index.js';
+import type { ReadSummary } from '../feed/files/types.js';
 import type {
   BacktestResult,
   ChallengeInfo,
+  DataFileReport,
   DenialRecord,
   EquitySample,
   FillRecord,
@@ -258,6 +260,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
       .status()
       .filter((s) => s.state === 'failed')
       .map((s) => ({ strategy: s.name, at: s.endedAt ?? endTime, failedIn: s.failedIn ?? '', message: s.error ?? '', location: s.errorLocation })),
+    data: [...session.readers.entries()].map(([market, reader]) => dataReport(market, reader.summary)),
   };
   return { result, stats, session };
 }
@@ -287,7 +290,30 @@ function withoutRules(options: BacktestOptions): Pick<LocalSessionOptions, 'pres
   };
 }
 
+/** Bad rows and gaps the report lists one by one (the counts are always whole). */
+const DATA_SAMPLES = 10;
+
+function dataReport(market: string, s: ReadSummary): DataFileReport {
+  return {
+    market,
+    file: s.file,
+    layout: s.layout,
+    periodMs: s.periodMs,
+    timeUnit: s.timeUnit,
+    rows: s.rows,
+    badRows: s.badRows,
+    badRowSamples: s.badRowSamples.slice(0, DATA_SAMPLES).map((b) => ({ line: b.line, reason: b.reason, message: b.message })),
+    gaps: s.gaps,
+    missingPeriods: s.missingPeriods,
+    gapSamples: s.gapSamples.slice(0, DATA_SAMPLES).map((g) => ({ afterTime: g.afterTime, nextTime: g.nextTime, missingPeriods: g.missingPeriods, line: g.line })),
+    sessionBreaks: s.sessionBreaks,
+    roundedRows: s.roundedRows,
+    firstRoundedLine: s.firstRoundedLine,
+  };
+}
+
 function toTradeRecord(t: OpenTrade, closeOrigin: Origin | undefined): TradeRecord {
+
   return {
     positionId: t.positionId,
     market: t.market,

@@ -37,7 +37,12 @@ import { Notifier } from './notify/notifier.js';
 import { Pipeline } from './pipeline.js';
 import type { LoadedRunConfig, RunConfig } from './run-config.js';
 import { scenarioMarkets } from './scenario.js';
+import { humanLogStream } from './human-log.js';
+import { RunSummary } from './run-summary.js';
 import { isLoopbackHost, startStatusServer, type StatusServer } from './status-server.js';
+
+/** Position events that are executions. */
+const FILL_EVENTS: ReadonlySet<string> = new Set(['increasePosition', 'closePosition', 'liquidate', 'forceClose']);
 
 export interface DaemonOptions {
   readonly env?: Record<string, string | undefined>;
@@ -45,6 +50,8 @@ export interface DaemonOptions {
   readonly logDestination?: NodeJS.WritableStream;
   /** Install SIGINT/SIGTERM handlers (the CLI does; tests driving `stop()` need not). */
   readonly handleSignals?: boolean;
+  /** Overrides the config's `log.format` (`propbot run --log-format`). */
+  readonly logFormat?: 'json' | 'pretty' | 'auto';
   /** Called once the pipeline runs (status URL known). */
   readonly onReady?: (info: { statusUrl: string | null; accounts: readonly string[] }) => void;
 }
@@ -81,6 +88,7 @@ export class Daemon {
   readonly #positionEvents = new Subject<{ readonly event: PositionEvent; readonly origin: Origin }>();
   #cockpit: Cockpit | undefined;
   #notifier: Notifier | undefined;
+  readonly #summaries = new Map<string, RunSummary>();
 
   constructor(loaded: LoadedRunConfig, options: DaemonOptions = {}) {
     this.#loaded = loaded;
@@ -110,12 +118,17 @@ export class Daemon {
     this.#notifier = config.notify
       ? newNotifier({ config: config.notify, env, secrets: ownSecrets, metrics: this.#metrics, logger: { warn: (o, m) => this.#log.warn(o, m), debug: (o, m) => this.#log.debug(o, m) } }, this.#loaded.source)
       : undefined;
+    // Human lines on a terminal (or when asked), JSON lines otherwise; both carry the market time.
+    const destination = this.#options.logDestination ?? process.stdout;
+    const format = this.#options.logFormat ?? config.log.format;
+    const human = format === 'pretty' || (format === 'auto' && (destination as NodeJS.WriteStream).isTTY === true);
     this.#log = createLogger({
       level: config.log.level,
-      format: config.log.format,
+      format: 'json',
       secrets: this.#notifier?.secrets ?? ownSecrets,
-      ...(this.#options.logDestination ? { destination: this.#options.logDestination } : {}),
+      destination: human ? humanLogStream(destination) : destination,
       name: 'propbot',
+      mixin: () => (this.#venue ? { mt: this.#venue.clock.now() } : {}),
     });
     const removeSignals = this.#options.handleSignals ? this.#installSignals() : () => undefined;
     let started = false;
@@ -253,16 +266,18 @@ export class Daemon {
       ...(paper.from !== undefined ? { from: paper.from } : {}),
       ...(paper.to !== undefined ? { to: paper.to } : {}),
       ...(config.risk !== undefined ? { risk: config.risk } : {}),
+      warmupCandles: paper.warmup,
     });
     // Closed trades reach the guard straight from the engine (stops and takes fill there).
     // The engine reports every order change and position event as it happens: the store keeps them
     // all (a live run only sees what its polls catch, see #record).
     const store = this.#store!;
     const attribution = new Attribution(session.executor);
+    const assetOf = new Map([...session.markets.values()].map((m) => [m.marketId, m.asset]));
     // A market order fills inside its create request: its events are attributed after the step.
     let unattributed: PositionEvent[] = [];
     const flushFills = (): void => {
-      for (const p of unattributed) this.#recordFill(p, attribution.origin(p));
+      for (const p of unattributed) this.#recordFill(p, attribution.origin(p), assetOf.get(p.market));
       unattributed = [];
     };
     const unsubscribe = session.engine.onEvent((e) => {
@@ -296,6 +311,8 @@ export class Daemon {
           const stats = await session.run({
             signal,
             afterStep: flushFills,
+            onWarmedUp: ({ candles, until }) =>
+              this.#log.info({ event: 'warmup', candles, until }, `indicators warmed up on ${candles} candles before ${new Date(until).toISOString().slice(0, 16).replace('T', ' ')}; trading from here`),
             ...(speed > 0
               ? {
                   pace: async (step) => {
@@ -469,7 +486,8 @@ export class Daemon {
       for (const asset of venue.assets) {
         this.#subs.add(
           venue.feed.market$(asset).subscribe((s) => {
-            if (!s.stale && s.price.gt(0)) store.recordSnapshot(s);
+            // The warm-up is history replayed before the session starts: not part of what it saw.
+            if (!s.stale && s.price.gt(0) && !venue.pipeline.warmingUp) store.recordSnapshot(s);
           }),
         );
       }
@@ -484,6 +502,8 @@ export class Daemon {
       let lastMinute = -1;
       this.#subs.add(
         venue.feed.risk$(accountId).subscribe((r) => {
+          if (venue.pipeline.warmingUp) return;
+          if (!r.stale) this.#summaryOf(accountId).observeEquity(r.data.currentEquity);
           this.#metrics.equity.set({ account: accountId }, r.data.currentEquity.toNumber());
           const view = venue.guard.accountView(accountId);
           for (const f of view?.floors ?? []) this.#metrics.headroom.set({ account: accountId, rule: f.rule }, f.headroom.toNumber());
@@ -527,7 +547,7 @@ export class Daemon {
               // A poll may see a fill before the request that made it has returned: ask again next poll.
               if (origin.kind === 'external' && venue.pipeline.busy) continue;
               positionVersion.set(p.idx, p.version);
-              this.#recordFill(event, origin);
+              this.#recordFill(event, origin, asset);
             }
           }),
         );
@@ -536,17 +556,25 @@ export class Daemon {
   }
 
   /** A position event, with its origin, to the store and the log (funding at debug, fills at info). */
-  #recordFill(p: PositionEvent, origin: Origin): void {
+  #recordFill(p: PositionEvent, origin: Origin, asset: string | undefined): void {
     this.#store!.recordPositionEvent(p, origin);
     this.#positionEvents.next({ event: p, origin });
+    const execution = FILL_EVENTS.has(p.eventName) && !p.exchangedBase.isZero();
+    const closing = execution && p.eventName !== 'increasePosition';
+    if (closing && p.status !== 'opened') this.#summaryOf(p.trader).recordClose(p.pnl ?? p.pnlInEvent);
     const line = {
       event: 'fill',
       positionId: p.idx,
       eventName: p.eventName,
+      asset: asset ?? p.market,
+      // What a trader reads: open / increase / reduce / close, at quote over base.
+      action: !execution ? p.eventName : closing ? (p.status === 'opened' ? 'reduce' : 'close') : p.version <= 1 ? 'open' : 'increase',
+      ...(execution ? { price: p.exchangedQuote.div(p.exchangedBase).toDecimalPlaces(2).toFixed() } : {}),
       direction: p.direction,
       size: p.exchangedBase.toString(),
       quote: p.exchangedQuote.toString(),
       pnl: p.pnlInEvent.toString(),
+      closing,
       origin: origin.kind,
       ...(origin.intentId !== undefined ? { intentId: origin.intentId, strategy: origin.strategy } : {}),
       ...(origin.reason !== undefined ? { reason: origin.reason } : {}),
@@ -570,6 +598,10 @@ export class Daemon {
       ]).finally(() => drainTimer.abort());
       if (!drained) this.#log.warn({ event: 'shutdown' }, `intents still in flight after ${config.shutdown.drainTimeoutMs} ms; their keys are stored and the next start settles them`);
       if (config.shutdown.cancelOpenEntries) await this.#cancelEntries(venue);
+      for (const accountId of venue.accounts) {
+        const summary = this.#summaryOf(accountId).figures(venue.guard.accountView(accountId));
+        this.#log.info({ event: 'summary', summary }, `run summary of account ${accountId}`);
+      }
       venue.pipeline.close();
       this.#cockpit?.stop();
       venue.guard.close();
@@ -589,6 +621,12 @@ export class Daemon {
       this.#store = undefined;
       this.#log.info({ event: 'stopped' }, 'store flushed and closed; bye');
     }
+  }
+
+  #summaryOf(accountId: string): RunSummary {
+    let summary = this.#summaries.get(accountId);
+    if (!summary) this.#summaries.set(accountId, (summary = new RunSummary(accountId)));
+    return summary;
   }
 
   /** Cancel resting entry orders placed by propbot; stops and takes stay to protect open positions. */

@@ -15,10 +15,14 @@ import { silentLogger } from '../core/logger.js';
 import { Engine, type PresetOverrides } from '../engine/index.js';
 import { Executor } from '../execution/executor.js';
 import { readCandleFile } from '../feed/files/candle-file.js';
+import { describePeriod } from '../feed/files/to-candle.js';
 import { isSqliteFile, StoreSnapshotReader } from '../feed/files/store-snapshots.js';
 import { mergeByTime, type MergeSource } from '../feed/files/merge.js';
 import type { CandleRow, Diagnostic, FileLayout, ReadSummary } from '../feed/files/types.js';
+import { CandleStreams } from '../feed/candles.js';
 import { ManualFeed } from '../feed/manual-feed.js';
+import { CANDLE_PERIOD_MS, type Candle, type CandlePeriod } from '../feed/types.js';
+import type { Observable } from 'rxjs';
 import { SnapshotPump } from '../feed/snapshot-pump.js';
 import { RiskGuard } from '../risk/guard.js';
 import type { RiskGuardConfigInput } from '../risk/config.js';
@@ -70,6 +74,12 @@ export interface LocalSessionOptions {
   readonly from?: number;
   /** Only candles opening before this time (unix ms). */
   readonly to?: number;
+  /**
+   * Candles replayed before `from` to warm the strategies' indicators up, as Freqtrade's
+   * `startup_candle_count` does: at full speed, their intents not executed. Without `from` there is
+   * no history before the run and no warm-up. Default 0.
+   */
+  readonly warmupCandles?: number;
   readonly seed?: string;
   /** A logger, or one made on the session's virtual clock (to log in market time). Default silent. */
   readonly logger?: Logger | ((clock: Clock) => Logger);
@@ -93,9 +103,12 @@ export interface RunHooks {
   readonly afterStep?: (step: ReplayStep) => void;
   /** Stop early (shutdown). */
   readonly signal?: AbortSignal;
+  /** Once, at the first step after the warm-up, with the number of candles it replayed. */
+  readonly onWarmedUp?: (warmup: { candles: number; until: number }) => void;
 }
 
 export interface RunStats {
+  /** Candles replayed after the warm-up. */
   readonly candles: number;
   readonly ticks: number;
   readonly firstTime: number | null;
@@ -119,8 +132,11 @@ export class LocalSession {
   readonly accountId: string;
   readonly markets: ReadonlyMap<string, ReplayMarket>;
   readonly readers: ReadonlyMap<string, CandleSource>;
+  /** Steps before this time are warm-up (unix ms); null without one. */
+  readonly warmupEnd: number | null;
   readonly #pump: SnapshotPump;
   readonly #rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
+  readonly #candles: PeriodCheckedCandles;
 
   private constructor(init: {
     engine: Engine;
@@ -135,6 +151,8 @@ export class LocalSession {
     readers: Map<string, CandleSource>;
     pump: SnapshotPump;
     rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
+    candles: PeriodCheckedCandles;
+    warmupEnd: number | null;
   }) {
     this.engine = init.engine;
     this.clock = init.clock;
@@ -149,6 +167,8 @@ export class LocalSession {
     this.accountId = ACCOUNT;
     this.#pump = init.pump;
     this.#rows = init.rows;
+    this.#candles = init.candles;
+    this.warmupEnd = init.warmupEnd;
   }
 
   static async create(options: LocalSessionOptions): Promise<LocalSession> {
@@ -200,7 +220,8 @@ export class LocalSession {
         if (options.onDiagnostic) fileOptions.onDiagnostic = options.onDiagnostic;
         reader = readCandleFile(m.file, fileOptions);
       }
-      const filtered = withinRange(reader, options.from, options.to);
+      const warmup = options.warmupCandles ?? 0;
+      const filtered = withinRange(reader, options.from === undefined ? undefined : () => options.from! - warmup * (reader.summary.periodMs ?? 0), options.to);
       const iterator = filtered[Symbol.asyncIterator]();
       const first = await iterator.next();
       if (first.done) throw new ConfigError(`markets.${m.asset}`, `no candles in ${m.file}${options.from !== undefined || options.to !== undefined ? ' within --from/--to' : ''}`);
@@ -238,8 +259,10 @@ export class LocalSession {
     const exchange = options.wrapExchange ? options.wrapExchange(local) : local;
     const feed = new ManualFeed();
     const ids = new SeededIds(`${seed}:intents`);
+    const candles = new PeriodCheckedCandles(feed, markets, options.markets, loaded.map((l) => l.name ?? l.strategy.name));
     const runner = new StrategyRunner({
       feed,
+      candles,
       clock,
       accountId: ACCOUNT,
       logger,
@@ -293,6 +316,8 @@ export class LocalSession {
       readers,
       pump,
       rows: mergeByTime(sources),
+      candles,
+      warmupEnd: options.warmupCandles && options.from !== undefined ? options.from : null,
     });
   }
 
@@ -318,10 +343,14 @@ export class LocalSession {
       } else dirty ||= e.event.accountId === this.accountId;
     });
     let day = Math.floor(this.clock.now() / DAY_MS);
+    let warming = this.warmupEnd !== null;
+    let warmupCandles = 0;
+    this.pipeline.warmingUp = warming;
     this.pipeline.start();
     // Accounts only: no market has a price before the first tick, and a snapshot of price 0 would
     // reach strategies and recorders as if it were a quote.
     await this.#pump.publish({ markets: false });
+    this.#candles.check();
     dirty = false;
     let candles = 0;
     let ticks = 0;
@@ -333,9 +362,19 @@ export class LocalSession {
         aborted = true;
         break;
       }
-      if (hooks.pace) await hooks.pace(step);
+      if (warming && step.tick.time >= this.warmupEnd!) {
+        warming = false;
+        this.pipeline.warmingUp = false;
+        // The account as the session starts, for whoever records it.
+        dirty = true;
+        hooks.onWarmedUp?.({ candles: warmupCandles, until: this.warmupEnd! });
+      }
+      if (hooks.pace && !warming) await hooks.pace(step);
       const { tick, market } = step;
-      if (step.candleStart) candles += 1;
+      if (step.candleStart) {
+        if (warming) warmupCandles += 1;
+        else candles += 1;
+      }
       ticks += 1;
       firstTime ??= tick.time;
       lastTime = tick.time;
@@ -356,6 +395,7 @@ export class LocalSession {
         dirty = false;
       }
       hooks.afterStep?.(step);
+      this.#candles.check();
     }
     unsubscribe();
     return { candles, ticks, firstTime, lastTime, aborted };
@@ -370,9 +410,12 @@ export class LocalSession {
   }
 }
 
-async function* withinRange(rows: AsyncIterable<CandleRow>, from: number | undefined, to: number | undefined): AsyncGenerator<CandleRow> {
+/** Rows from `from()` (asked once the file's period is known) to before `to`. */
+async function* withinRange(rows: AsyncIterable<CandleRow>, from: (() => number) | undefined, to: number | undefined): AsyncGenerator<CandleRow> {
+  let lower: number | undefined;
   for await (const row of rows) {
-    if (from !== undefined && row.time < from) continue;
+    lower ??= from?.() ?? Number.NEGATIVE_INFINITY;
+    if (row.time < lower) continue;
     if (to !== undefined && row.time >= to) return;
     yield row;
   }
@@ -384,5 +427,42 @@ async function* prepend<T>(first: T, rest: AsyncIterator<T>): AsyncGenerator<T> 
     const next = await rest.next();
     if (next.done) return;
     yield next.value;
+  }
+}
+
+/**
+ * Candle streams that refuse a period finer than the data's: 15-minute candles built from hourly
+ * rows would be one price each, and a strategy tuned on them would trade on nothing. The request is
+ * recorded where it is made (inside a strategy's setup or later) and the run stops at the next step.
+ */
+class PeriodCheckedCandles extends CandleStreams {
+  readonly #markets: ReadonlyMap<string, ReplayMarket>;
+  readonly #files: ReadonlyMap<string, string>;
+  readonly #strategies: readonly string[];
+  #fault: ConfigError | undefined;
+
+  constructor(feed: ManualFeed, markets: ReadonlyMap<string, ReplayMarket>, sources: readonly LocalMarketSource[], strategies: readonly string[]) {
+    super((asset) => feed.market$(asset));
+    this.#markets = markets;
+    this.#files = new Map(sources.map((m) => [m.asset, m.file]));
+    this.#strategies = strategies;
+  }
+
+  override candles$(asset: string, period: CandlePeriod): Observable<Candle> {
+    const market = this.#markets.get(asset);
+    const ms = CANDLE_PERIOD_MS[period];
+    if (market && ms !== undefined && ms < market.periodMs) {
+      this.#fault ??= new ConfigError(
+        `strategies`,
+        `${this.#strategies.join(', ')} asks for ${period} candles of ${asset}, but ${this.#files.get(asset) ?? 'its data'} holds ${describePeriod(market.periodMs)} candles: ` +
+          `a ${period} candle cannot be built from ${describePeriod(market.periodMs)} rows. Use a period of ${describePeriod(market.periodMs)} or longer, or finer data.`,
+      );
+    }
+    return super.candles$(asset, period);
+  }
+
+  /** Throw the first refusal, if a strategy asked for too fine a period. */
+  check(): void {
+    if (this.#fault) throw this.#fault;
   }
 }

@@ -50,6 +50,11 @@ export class Pipeline {
   readonly #inFlight = new Set<Promise<unknown>>();
   #started = false;
   #accepting = true;
+  /**
+   * While the replay warms indicators up, strategies run but their intents are not executed (the
+   * account must start the run as configured). Like a denial, the strategy sees no position appear.
+   */
+  warmingUp = false;
   #intents = 0;
   #approved = 0;
   #denied = 0;
@@ -119,6 +124,10 @@ export class Pipeline {
       this.#log.warn({ intentId: intent.id, strategy: intent.strategy }, 'intent after shutdown began: not executed');
       return undefined;
     }
+    if (this.warmingUp) {
+      this.#log.debug({ event: 'warmup_intent', intentId: intent.id, strategy: intent.strategy }, `warm-up, not executed: ${describeIntent(intent)}`);
+      return;
+    }
     this.#intents += 1;
     metrics?.intents.inc({ strategy: intent.strategy, kind: intent.kind });
     const at = new Date(this.#o.clock.now()).toISOString().slice(0, 19).replace('T', ' ');
@@ -131,13 +140,13 @@ export class Pipeline {
     if (decision.verdict === 'denied') {
       this.#denied += 1;
       this.#log.info(
-        { event: 'decision', intentId: intent.id, verdict: 'denied', code: decision.code, rule: decision.rule, reason: decision.reason },
+        { event: 'decision', intentId: intent.id, strategy: intent.strategy, what: describeIntent(intent), verdict: 'denied', code: decision.code, rule: decision.rule, reason: decision.reason },
         `denied ${intent.kind} ${intent.id}: ${decision.code}`,
       );
       return decision;
     }
     this.#approved += 1;
-    this.#log.info({ event: 'decision', intentId: intent.id, verdict: 'approved' }, `approved ${intent.kind} ${intent.id}`);
+    this.#log.info({ event: 'decision', intentId: intent.id, strategy: intent.strategy, what: describeIntent(intent), verdict: 'approved' }, `approved ${intent.kind} ${intent.id}`);
     const done = executor.submit(intent).then(
       (state) => state,
       (err: unknown) => {
@@ -167,6 +176,8 @@ export class Pipeline {
       {
         event: 'result',
         intentId: state.intent.id,
+        strategy: state.intent.strategy,
+        what: describeIntent(state.intent),
         status: state.status,
         code: state.code,
         reason: state.reason,

@@ -11,7 +11,7 @@ import { loadConfigFile, parseConfigText } from '../core/config-file.js';
 import { FEED_RESOURCES } from '../feed/polling-feed.js';
 import { RiskGuardConfigSchema } from '../risk/config.js';
 import { envName, NotifyConfigSchema } from './notify/config.js';
-import { BACKTEST_PRESETS, dateValue, MarketFileSchema, resolveStrategySpec } from './scenario.js';
+import { BACKTEST_PRESETS, dateValue, MarketFileSchema, resolveDataFile, resolveStrategySpec } from './scenario.js';
 
 export const RUN_MODES = ['paper', 'sandbox', 'live'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
@@ -39,6 +39,12 @@ export const RunConfigSchema = z.strictObject({
       accountType: z.enum(ACCOUNT_TYPES).default('real'),
       preset: z.enum(BACKTEST_PRESETS).default('default'),
       seed: z.string().min(1).default('propbot'),
+      /**
+       * Candles replayed before `from` at full speed, their intents not executed, so the strategies'
+       * indicators are ready when the paced run starts (Freqtrade's `startup_candle_count`). Without
+       * `from` the run starts at the first candle and there is nothing to warm up on.
+       */
+      warmup: z.number().int().nonnegative().default(200),
     })
     .optional(),
   /** Sandbox and live modes: where the API is and where the key comes from. */
@@ -111,7 +117,7 @@ export const RunConfigSchema = z.strictObject({
   log: z
     .strictObject({
       level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
-      /** `auto`: readable on a terminal, JSON otherwise. */
+      /** `pretty`: one short line per event in market time; `json`: JSON lines; `auto`: pretty on a terminal, JSON otherwise. */
       format: z.enum(['json', 'pretty', 'auto']).default('auto'),
     })
     .prefault({}),
@@ -168,7 +174,7 @@ function checkMode(config: RunConfig, file: string): void {
 function resolvePaths(config: RunConfig, baseDir: string): RunConfig {
   return {
     ...config,
-    ...(config.paper ? { paper: { ...config.paper, markets: config.paper.markets.map((m) => ({ ...m, file: path.resolve(baseDir, m.file) })) } } : {}),
+    ...(config.paper ? { paper: { ...config.paper, markets: config.paper.markets.map((m) => ({ ...m, file: resolveDataFile(m.file, baseDir) })) } } : {}),
     strategies: config.strategies.map((s) => ({ ...s, use: resolveStrategySpec(s.use, baseDir) })),
     store: { ...config.store, file: config.store.file === ':memory:' ? ':memory:' : path.resolve(baseDir, config.store.file) },
   };

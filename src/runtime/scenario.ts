@@ -165,8 +165,19 @@ export function resolveStrategySpec(spec: string, baseDir: string): string {
   return spec;
 }
 
-function resolveDataFile(file: string, baseDir: string): string {
-  return path.resolve(baseDir, file);
+/**
+ * A data file of a config: relative to the config's folder. A path that names one of the datasets the
+ * package ships (`coinbase-….csv`, `../backtest/data/coinbase-….csv`) and is not found there is
+ * the shipped file (also as `data/…`, the scenarios' spelling), so a copy of `config/paper.yaml` or of a
+ * shipped scenario in another folder keeps working, as a shipped strategy is found by its name.
+ */
+export function resolveDataFile(file: string, baseDir: string): string {
+  const local = path.resolve(baseDir, file);
+  if (existsSync(local) || path.isAbsolute(file)) return local;
+  const shipped = path.join(PACKAGE_ROOT, 'backtest', 'data', path.basename(file));
+  const rest = path.normalize(file).split(/[\\/]/).filter((part) => part !== '..' && part !== '.').join('/');
+  const named = [path.basename(file), `data/${path.basename(file)}`, `backtest/data/${path.basename(file)}`].includes(rest);
+  return named && existsSync(shipped) ? shipped : local;
 }
 
 /** Engine preset overrides and market preset names for a backtest preset. */

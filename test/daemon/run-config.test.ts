@@ -3,7 +3,7 @@
  * line, inside `risk` too), `${VAR}` interpolation, mode rules, the API key only from the environment,
  * and a paper-mode daemon run in process to the end of its data.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -231,5 +231,33 @@ log: { level: info, format: json }
     expect(equity[0]!.at).toBeGreaterThanOrEqual(Date.parse('2019-05-01T00:00:00Z'));
     expect(equity[equity.length - 1]!.at).toBeLessThan(Date.parse('2019-05-15T00:00:00Z'));
     expect(equity.every((s) => /^\d+(\.\d+)?$/.test(s.equity))).toBe(true);
+  });
+});
+
+describe('config files outside the checkout', () => {
+  it('`${VAR}` fills numeric and boolean keys (status.port: ${PORT}) and says so when the text is no number', () => {
+    const text = `${PAPER}status:\n  port: \${PB_TEST_PORT}\n  enabled: \${PB_TEST_ON}\n`;
+    const { config } = parseRunConfig(text, tmp.dir, 'env.yaml', { PB_TEST_PORT: '9123', PB_TEST_ON: 'true' });
+    expect(config.status.port).toBe(9123);
+    expect(config.status.enabled).toBe(true);
+    const err = configError(() => parseRunConfig(text, tmp.dir, 'env.yaml', { PB_TEST_PORT: 'http', PB_TEST_ON: 'true' }));
+    expect(err.message).toContain('status.port');
+    expect(err.message).toContain('"http"');
+    expect(err.message).toContain('env.yaml:line 9');
+    // A string key stays a string whatever the variable holds.
+    const named = parseRunConfig(`${PAPER.replace('use: sma-cross', 'use: sma-cross\n    name: ${PB_TEST_NAME}')}`, tmp.dir, 'env.yaml', { PB_TEST_NAME: '42' });
+    expect(named.config.strategies[0]!.name).toBe('42');
+  });
+
+  it('a copy of config/paper.yaml in another folder still finds the shipped data; a missing file of its own stays its own', () => {
+    const dir = path.join(tmp.dir, 'copied');
+    mkdirSync(dir, { recursive: true });
+    const copy = path.join(dir, 'paper.yaml');
+    writeFileSync(copy, readFileSync(path.join(ROOT, 'config/paper.yaml'), 'utf8'));
+    const { config } = loadRunConfig(copy);
+    expect(config.paper!.markets[0]!.file).toBe(path.join(ROOT, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv'));
+    expect(existsSync(config.paper!.markets[0]!.file)).toBe(true);
+    writeFileSync(path.join(dir, 'mine.yaml'), PAPER.replace('data.csv', 'prices/btc.csv'));
+    expect(loadRunConfig(path.join(dir, 'mine.yaml')).config.paper!.markets[0]!.file).toBe(path.join(dir, 'prices/btc.csv'));
   });
 });

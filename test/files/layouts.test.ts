@@ -39,8 +39,10 @@ describe('propbot CSV layout (timestamp_ms,open,high,low,close,volume)', () => {
     expect(rows).toHaveLength(248);
     expect(rows[1]).toMatchObject({ time: 978480000000, close: '32.00', line: 3 });
     expect(reader.summary.periodMs).toBe(86_400_000);
-    // weekends are missing days
-    expect(reader.summary.gaps).toBeGreaterThan(40);
+    // A stock market closes on weekends: those 46 steps are session breaks by the data's own calendar
+    // (no weekend row anywhere), not gaps. What stays are the holidays and the 9/11 closure.
+    expect(reader.summary).toMatchObject({ gaps: 9, missingPeriods: 24, sessionBreaks: 46, timeUnit: 'ms' });
+    expect(reader.summary.gapSamples.map((g) => new Date(g.afterTime).toISOString().slice(0, 10))).toContain('2001-09-10');
   });
 
   it('reads a newest-first CSV from its end', async () => {

@@ -4,9 +4,9 @@
  */
 import { DataFileError } from './errors.js';
 import { readFreqtradeJson } from './freqtrade-json.js';
-import { detectLayout, parseSnapshotLine, snapshotAsCandle, type DetectedLayout, type LineLayout, type RowParse } from './layouts.js';
+import { detectLayout, parseSnapshotLine, snapshotAsCandle, UNIT_NAMES, type DetectedLayout, type LineLayout, type RowParse } from './layouts.js';
 import { countLines, readLinesBackward, readLinesForward } from './lines.js';
-import type { BadRow, CandleFileOptions, CandleRow, Diagnostic, FileLayout, Gap, ReadSummary } from './types.js';
+import type { BadRow, CandleFileOptions, CandleRow, Diagnostic, FileLayout, Gap, ReadSummary, TimeUnit } from './types.js';
 
 interface RawRow {
   readonly line: number;
@@ -77,6 +77,10 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
       badRows: 0,
       gaps: 0,
       missingPeriods: 0,
+      sessionBreaks: 0,
+      timeUnit: null,
+      roundedRows: 0,
+      firstRoundedLine: null,
       badRowSamples: [],
       gapSamples: [],
     };
@@ -94,6 +98,8 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
     let last: CandleRow | undefined;
     let lastBad: BadRow | undefined;
     const held: CandleRow[] = [];
+    let unitLine = 0;
+    let weekendSeen = false;
 
     const emit = (d: Diagnostic): void => {
       opts.onDiagnostic?.(d);
@@ -118,13 +124,22 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
       if (prev && period !== null) {
         const missing = Math.floor((row.time - prev.time) / period) - 1;
         if (missing >= 1) {
-          const gap: Gap = { kind: 'gap', file: this.file, afterTime: prev.time, nextTime: row.time, missingPeriods: missing, line: row.line };
-          summary.gaps += 1;
-          summary.missingPeriods += missing;
-          if (summary.gapSamples.length < keep) summary.gapSamples.push(gap);
+          // Judged against the data's own calendar: a market never seen trading on a weekend is
+          // closed then, and its Friday-to-Monday step is a session break, not missing data.
+          const first = prev.time + period;
+          const last = prev.time + missing * period;
+          const sessionBreak = !weekendSeen && isWeekend(first) && isWeekend(last) && last - first < 2 * DAY_MS;
+          const gap: Gap = { kind: 'gap', file: this.file, afterTime: prev.time, nextTime: row.time, missingPeriods: missing, line: row.line, ...(sessionBreak ? { sessionBreak } : {}) };
+          if (sessionBreak) summary.sessionBreaks += 1;
+          else {
+            summary.gaps += 1;
+            summary.missingPeriods += missing;
+            if (summary.gapSamples.length < keep) summary.gapSamples.push(gap);
+          }
           emit(gap);
         }
       }
+      weekendSeen ||= isWeekend(row.time);
       summary.rows += 1;
       summary.firstTime ??= row.time;
       summary.lastTime = row.time;
@@ -139,6 +154,19 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
         bad(raw.line, raw.text, p.reason, p.message);
         continue;
       }
+      // One unit per file, from its first row: a row in another unit is a mistake to report, not a
+      // date to guess (a millisecond time of year 10000 would otherwise read as microseconds of 1978).
+      if (summary.timeUnit === null) {
+        summary.timeUnit = p.unit;
+        unitLine = raw.line;
+      } else if (p.unit !== summary.timeUnit) {
+        bad(raw.line, raw.text, 'timestamp', `time in ${UNIT_NAMES[p.unit]}, but the file's times are ${UNIT_NAMES[summary.timeUnit]} (line ${unitLine})`);
+        continue;
+      }
+      if (p.rounded) {
+        summary.roundedRows += 1;
+        summary.firstRoundedLine ??= raw.line;
+      }
       if (last && p.time <= last.time) {
         if (p.time === last.time) bad(raw.line, raw.text, 'duplicate', `time ${iso(p.time)} repeats the row on line ${last.line}`);
         else bad(raw.line, raw.text, 'out_of_order', `time ${iso(p.time)} is before ${iso(last.time)} (line ${last.line})`);
@@ -150,6 +178,7 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
         held.push(row);
         if (held.length < inferRows) continue;
         period = inferPeriod(held);
+        this.#checkPeriod(period, detected.layout, summary.timeUnit, held);
         summary.periodMs = period;
         for (const h of held) {
           accept(h, yieldedLast);
@@ -165,6 +194,7 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
     }
     if (held.length > 0) {
       period = held.length >= 2 ? inferPeriod(held) : null;
+      if (period !== null) this.#checkPeriod(period, detected.layout, summary.timeUnit, held);
       summary.periodMs = period;
       for (const h of held) {
         accept(h, yieldedLast);
@@ -180,6 +210,17 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
         lastBad ? `only bad rows (${summary.badRows}); the latest: ${lastBad.message}` : 'no data rows',
       );
     }
+  }
+
+  /**
+   * Candles less than a second apart are no candle file: most likely the times are in another unit
+   * than their magnitude suggests. Refuse, naming the unit they were read in. Recorded snapshots
+   * may be closer together and are left alone.
+   */
+  #checkPeriod(period: number, layout: FileLayout, unit: TimeUnit | null, held: readonly CandleRow[]): void {
+    if (this.#options.periodMs !== undefined || layout === 'propbot-snapshots' || period >= 1000) return;
+    const hint = unit === 'us' ? '; are they milliseconds of a year after 5000?' : '';
+    throw new DataFileError(this.file, held[1]?.line ?? 0, 'candles at least one second apart', `rows ${period} ms apart with the times read as ${UNIT_NAMES[unit ?? 'ms']}${hint}`);
   }
 
   async #rows(detected: DetectedLayout, summary: MutableSummary): Promise<AsyncIterable<RawRow>> {
@@ -250,6 +291,14 @@ function inferPeriod(rows: readonly CandleRow[]): number {
   let best = Infinity;
   for (let i = 1; i < rows.length; i++) best = Math.min(best, rows[i]!.time - rows[i - 1]!.time);
   return best;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Saturday or Sunday, UTC. */
+function isWeekend(ms: number): boolean {
+  const day = new Date(ms).getUTCDay();
+  return day === 0 || day === 6;
 }
 
 function iso(ms: number): string {

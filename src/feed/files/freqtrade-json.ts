@@ -6,8 +6,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { DataFileError } from './errors.js';
-import { candleFromFields, fault, type RowParse } from './layouts.js';
-import { parseEpochText } from './parse-text.js';
+import { candleFromFields, fault, readAnyEpoch, type RowParse } from './layouts.js';
 
 export interface JsonRow {
   readonly line: number;
@@ -25,7 +24,7 @@ function parseRow(body: string): RowParse {
   }
   // freqtrade writes the date as an integer, but pandas may write 1.6e12 style floats
   const time = /^[0-9]+$/.test(tokens[0]!) ? tokens[0]! : normaliseIntToken(tokens[0]!);
-  return candleFromFields(time, parseEpochText, tokens[1]!, tokens[2]!, tokens[3]!, tokens[4]!, tokens[5]);
+  return candleFromFields(time, readAnyEpoch, tokens[1]!, tokens[2]!, tokens[3]!, tokens[4]!, tokens[5]);
 }
 
 function normaliseIntToken(token: string): string {

@@ -9,7 +9,7 @@ export {
   type SnapshotRecord,
   type SnapshotFileOptions,
 } from './snapshots.js';
-export { rowToCandle, candlePeriodOf } from './to-candle.js';
+export { rowToCandle, candlePeriodOf, describePeriod } from './to-candle.js';
 export {
   FILE_LAYOUTS,
   type FileLayout,
@@ -18,6 +18,7 @@ export {
   type BadRow,
   type BadRowReason,
   type Gap,
+  type TimeUnit,
   type Diagnostic,
   type ReadSummary,
   type CandleFileOptions,

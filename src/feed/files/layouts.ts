@@ -4,8 +4,8 @@
  */
 import { open } from 'node:fs/promises';
 import { DataFileError } from './errors.js';
-import { comparePlain, isPositive, parseDecimalText, parseEpochText, parseTimeText } from './parse-text.js';
-import type { BadRowReason, FileLayout } from './types.js';
+import { comparePlain, fp9Price, isPositive, parseDecimalText, readEpoch, readTime, TIME_WINDOW, type ReadTime } from './parse-text.js';
+import type { BadRowReason, FileLayout, TimeUnit } from './types.js';
 
 export interface ParsedCandle {
   readonly ok: true;
@@ -15,6 +15,10 @@ export interface ParsedCandle {
   readonly low: string;
   readonly close: string;
   readonly volume: string | null;
+  /** The unit the time was read in (the reader holds the file to its first row's). */
+  readonly unit: TimeUnit;
+  /** A price had more than 9 decimals and was rounded half-even to them. */
+  readonly rounded?: boolean;
 }
 export interface RowFault {
   readonly ok: false;
@@ -73,22 +77,32 @@ export function ohlcFault(open: string, high: string, low: string, close: string
 /** Validate the text fields of one candle. */
 export function candleFromFields(
   timeText: string,
-  timeOf: (text: string) => number | undefined,
+  timeOf: (text: string) => ReadTime | undefined,
   openText: string,
   highText: string,
   lowText: string,
   closeText: string,
   volumeText: string | undefined,
 ): RowParse {
-  const time = timeOf(timeText);
-  if (time === undefined) return fault('timestamp', `cannot read the time ${show(timeText)}`);
-  const prices = [openText, highText, lowText, closeText].map((t) => parseDecimalText(t));
+  const read = timeOf(timeText);
+  if (read === undefined) return fault('timestamp', `cannot read the time ${show(timeText)}`);
+  const { time, unit } = read;
+  if (!(time >= TIME_WINDOW.from && time < TIME_WINDOW.to)) {
+    const as = unit === 'date' ? '' : ` read as ${UNIT_NAMES[unit]}`;
+    const when = Math.abs(time) <= 8.64e15 ? new Date(time).toISOString() : 'beyond any date';
+    return fault('timestamp', `time ${show(timeText)}${as} is ${when}, outside 1970–2099`);
+  }
+  const texts = [openText, highText, lowText, closeText];
   const names = ['open', 'high', 'low', 'close'];
+  const prices: string[] = [];
+  let rounded = false;
   for (let i = 0; i < 4; i++) {
-    const p = prices[i];
-    if (p === undefined || !isPositive(p)) {
-      return fault('price', `${names[i]} ${show([openText, highText, lowText, closeText][i]!)} is not a positive decimal`);
-    }
+    const p = parseDecimalText(texts[i]!);
+    if (p === undefined || !isPositive(p)) return fault('price', `${names[i]} ${show(texts[i]!)} is not a positive decimal`);
+    const checked = fp9Price(p);
+    if ('error' in checked) return fault('price', `${names[i]} ${show(texts[i]!)} ${checked.error}`);
+    rounded ||= checked.rounded;
+    prices.push(checked.price);
   }
   const [open, high, low, close] = prices as [string, string, string, string];
   let volume: string | null = null;
@@ -99,8 +113,15 @@ export function candleFromFields(
   }
   const bad = ohlcFault(open, high, low, close);
   if (bad) return bad;
-  return { ok: true, time, open, high, low, close, volume };
+  return { ok: true, time, open, high, low, close, volume, unit, ...(rounded ? { rounded } : {}) };
 }
+
+export const UNIT_NAMES: Record<TimeUnit, string> = { s: 'seconds', ms: 'milliseconds', us: 'microseconds', date: 'UTC dates' };
+
+/** Epoch milliseconds, as a `timestamp_ms` column says (no guessing from the magnitude). */
+const readMs = (text: string): ReadTime | undefined => readEpoch(text, 'ms');
+/** Epoch s, ms or µs by magnitude (header-less and JSON files); the reader then holds the file to one unit. */
+export const readAnyEpoch = (text: string): ReadTime | undefined => readEpoch(text);
 
 function mappedParser(header: string[]): ((text: string) => RowParse) | undefined {
   const idx = (name: string) => header.indexOf(name);
@@ -112,7 +133,7 @@ function mappedParser(header: string[]): ((text: string) => RowParse) | undefine
   if (timeIdx === undefined || o < 0 || h < 0 || l < 0 || c < 0) return undefined;
   const v = header.findIndex((name) => name.startsWith('volume'));
   const width = header.length;
-  const timeOf = header[timeIdx] === 'timestamp_ms' ? parseEpochText : parseTimeText;
+  const timeOf = header[timeIdx] === 'timestamp_ms' ? readMs : readTime;
   return (text) => {
     const f = splitCsv(text);
     if (f.length !== width) return fault('columns', `expected ${width} columns, got ${f.length}`);
@@ -124,12 +145,12 @@ function fixedParser(width: number): (text: string) => RowParse {
   return (text) => {
     const f = splitCsv(text);
     if (f.length !== width) return fault('columns', `expected ${width} columns, got ${f.length}`);
-    return candleFromFields(f[0]!, parseEpochText, f[1]!, f[2]!, f[3]!, f[4]!, f[5]);
+    return candleFromFields(f[0]!, readAnyEpoch, f[1]!, f[2]!, f[3]!, f[4]!, f[5]);
   };
 }
 
 /** Parses a snapshot JSON line into a 1-tick candle; asset checks are the reader's. */
-export function parseSnapshotLine(text: string): { ok: true; asset: string; takenAt: number; indexPrice: string } | RowFault {
+export function parseSnapshotLine(text: string): { ok: true; asset: string; takenAt: number; indexPrice: string; rounded?: boolean } | RowFault {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -143,17 +164,20 @@ export function parseSnapshotLine(text: string): { ok: true; asset: string; take
   if (typeof takenAt !== 'number' || !Number.isSafeInteger(takenAt) || takenAt <= 0) {
     return fault('timestamp', '`takenAt` must be unix milliseconds (a positive integer)');
   }
+  if (takenAt < TIME_WINDOW.from || takenAt >= TIME_WINDOW.to) return fault('timestamp', `takenAt ${takenAt} (unix ms) is outside 1970–2099`);
   const priceText = o['indexPrice'];
   if (typeof priceText !== 'string') return fault('price', '`indexPrice` must be a decimal string (a JSON number would lose digits)');
-  const price = parseDecimalText(priceText);
-  if (price === undefined || !isPositive(price)) return fault('price', `indexPrice ${show(priceText)} is not a positive decimal`);
-  return { ok: true, asset: o['asset'], takenAt, indexPrice: price };
+  const plain = parseDecimalText(priceText);
+  if (plain === undefined || !isPositive(plain)) return fault('price', `indexPrice ${show(priceText)} is not a positive decimal`);
+  const checked = fp9Price(plain);
+  if ('error' in checked) return fault('price', `indexPrice ${show(priceText)} ${checked.error}`);
+  return { ok: true, asset: o['asset'], takenAt, indexPrice: checked.price, ...(checked.rounded ? { rounded: true } : {}) };
 }
 
 /** A parsed snapshot line as a 1-tick candle (open = high = low = close = the index price). */
 export function snapshotAsCandle(s: ReturnType<typeof parseSnapshotLine>): RowParse {
   if (!s.ok) return s;
-  return { ok: true, time: s.takenAt, open: s.indexPrice, high: s.indexPrice, low: s.indexPrice, close: s.indexPrice, volume: null };
+  return { ok: true, time: s.takenAt, open: s.indexPrice, high: s.indexPrice, low: s.indexPrice, close: s.indexPrice, volume: null, unit: 'ms', ...(s.rounded ? { rounded: true } : {}) };
 }
 
 /** The header line `SnapshotRecorder` writes; readers skip it. */

@@ -3,6 +3,7 @@
  * report the row with its line; they never throw per row.
  */
 import { Dec } from '../../core/decimal.js';
+import type { TimeUnit } from './types.js';
 
 const PLAIN_DECIMAL = /^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
 const ANY_DECIMAL = /^\+?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
@@ -28,24 +29,48 @@ const MS_MIN = 100_000_000_000; // 1e11
 const US_MIN = 100_000_000_000_000; // 1e14
 const US_MAX = 100_000_000_000_000_000; // 1e17
 
+export type EpochUnit = Exclude<TimeUnit, 'date'>;
+
+/** A time read from a file, with the unit it was read in. */
+export interface ReadTime {
+  readonly time: number;
+  readonly unit: TimeUnit;
+}
+
 /**
- * An epoch timestamp in seconds, milliseconds or microseconds (newer Binance dumps use µs), told
- * apart by magnitude per row, returned in ms. Fractions of a millisecond are refused.
+ * Candle times outside this window are refused, whatever the unit: a timestamp of year 10000 or of
+ * 1900 in a candle file is a unit or a column mistake, not history.
  */
-export function parseEpochText(text: string): number | undefined {
+export const TIME_WINDOW = { from: Date.UTC(1970, 0, 1), to: Date.UTC(2100, 0, 1) } as const;
+
+/** The unit an epoch number is in by its magnitude alone (s, ms or µs), if any. */
+export function epochUnitOf(text: string): EpochUnit | undefined {
   if (!/^[0-9]{1,17}$/.test(text)) return undefined;
   const big = BigInt(text);
-  if (big < BigInt(MS_MIN)) {
-    // seconds; refuse implausibly small values (before 1973) rather than guess
-    if (big < 100_000_000n) return undefined;
-    return Number(big) * 1000;
-  }
-  if (big < BigInt(US_MIN)) return Number(big);
-  if (big < BigInt(US_MAX)) {
-    if (big % 1000n !== 0n) return undefined;
-    return Number(big / 1000n);
-  }
+  if (big < 100_000_000n) return undefined;
+  if (big < BigInt(MS_MIN)) return 's';
+  if (big < BigInt(US_MIN)) return 'ms';
+  if (big < BigInt(US_MAX)) return 'us';
   return undefined;
+}
+
+/**
+ * An epoch timestamp in `unit` (or, without one, in the unit its magnitude says: newer Binance dumps
+ * use µs), in ms. Fractions of a millisecond are refused. The reader decides the unit once per file
+ * from its first row, so a row in another unit is reported instead of being read as another date.
+ */
+export function readEpoch(text: string, unit: EpochUnit | undefined = epochUnitOf(text)): ReadTime | undefined {
+  if (unit === undefined || !/^[0-9]{1,17}$/.test(text)) return undefined;
+  const big = BigInt(text);
+  if (unit === 's') return { time: Number(big * 1000n), unit };
+  if (unit === 'ms') return { time: Number(big), unit };
+  if (big % 1000n !== 0n) return undefined;
+  return { time: Number(big / 1000n), unit };
+}
+
+/** `readEpoch` by magnitude, the time only (unix ms). */
+export function parseEpochText(text: string): number | undefined {
+  return readEpoch(text)?.time;
 }
 
 const DATE_AMPM = /^(\d{4})-(\d{2})-(\d{2}) (\d{2})-(AM|PM)$/i;
@@ -86,7 +111,14 @@ export function parseUtcDateText(text: string): number | undefined {
 
 /** A date column: an epoch number (s/ms/µs) or a UTC date text. */
 export function parseTimeText(text: string): number | undefined {
-  return /^[0-9]+$/.test(text) ? parseEpochText(text) : parseUtcDateText(text);
+  return readTime(text)?.time;
+}
+
+/** A date column with the unit it was read in. */
+export function readTime(text: string): ReadTime | undefined {
+  if (/^[0-9]+$/.test(text)) return readEpoch(text);
+  const time = parseUtcDateText(text);
+  return time === undefined ? undefined : { time, unit: 'date' };
 }
 
 export { DAY_MS };
@@ -110,4 +142,25 @@ export function comparePlain(a: string, b: string): number {
   fa = fa.padEnd(len, '0');
   fb = fb.padEnd(len, '0');
   return fa === fb ? 0 : fa < fb ? -1 : 1;
+}
+
+/** The largest price an fp9 value holds in a signed 64-bit integer, as the platform's wire values do. */
+export const FP9_MAX_PRICE = '9223372036.854775807';
+
+/**
+ * A plain positive price brought to the platform's precision (9 decimals): more decimals round
+ * half-even and say so (`rounded`), a price that rounds to zero or exceeds the fp9 range is refused
+ * with the reason (`error` reads after the value: "is above …").
+ */
+export function fp9Price(plain: string): { price: string; rounded: boolean } | { error: string } {
+  const dot = plain.indexOf('.');
+  let price = plain;
+  let rounded = false;
+  if (dot !== -1 && plain.length - dot - 1 > 9) {
+    price = new Dec(plain).toDecimalPlaces(9, Dec.ROUND_HALF_EVEN).toFixed();
+    rounded = true;
+    if (!isPositive(price)) return { error: "is below the platform's precision of 0.000000001" };
+  }
+  if (comparePlain(price, FP9_MAX_PRICE) > 0) return { error: `is above the largest fp9 price ${FP9_MAX_PRICE}` };
+  return { price, rounded };
 }

@@ -118,6 +118,10 @@ function summaryOf(file: string, rows: number, first: number | null, last: numbe
     badRows: skipped,
     gaps: 0,
     missingPeriods: 0,
+    sessionBreaks: 0,
+    timeUnit: rows > 0 ? 'ms' : null,
+    roundedRows: 0,
+    firstRoundedLine: null,
     badRowSamples: [],
     gapSamples: [],
   };

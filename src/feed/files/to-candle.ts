@@ -7,6 +7,11 @@ export function candlePeriodOf(ms: number | null): CandlePeriod | undefined {
   return CANDLE_PERIODS.find((p) => CANDLE_PERIOD_MS[p] === ms);
 }
 
+/** A period for a human: `1h`, `1D`, else whole hours, minutes or seconds (`2h`, `3m`, `0.06s`). */
+export function describePeriod(ms: number): string {
+  return candlePeriodOf(ms) ?? (ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 ? `${ms / 60_000}m` : `${ms / 1000}s`);
+}
+
 /**
  * A file row as the feed's `Candle`, prices as exact Decimals. `ticks` is 0: the candle was read
  * from a file, not built from snapshots.

@@ -75,9 +75,20 @@ export interface Gap {
   readonly missingPeriods: number;
   /** Line of the row after the gap. */
   readonly line: number;
+  /**
+   * True when every missing candle falls on a weekend (UTC) and the file has had no weekend row
+   * before: the market was closed (a session break by the data's own calendar), not a hole in the data.
+   */
+  readonly sessionBreak?: boolean;
 }
 
 export type Diagnostic = BadRow | Gap;
+
+/**
+ * How a file's timestamps were read, decided once per file from its first row: epoch seconds,
+ * milliseconds or microseconds (by magnitude, or by a `timestamp_ms` column), or date text (UTC).
+ */
+export type TimeUnit = 's' | 'ms' | 'us' | 'date';
 
 /** What a finished (or running) read found. */
 export interface ReadSummary {
@@ -95,6 +106,14 @@ export interface ReadSummary {
   readonly gaps: number;
   /** Sum of `missingPeriods` over all gaps. */
   readonly missingPeriods: number;
+  /** Weekend closes of a market that does not trade on weekends (not counted in `gaps`). */
+  readonly sessionBreaks: number;
+  /** How the timestamps were read; null before the first row. */
+  readonly timeUnit: TimeUnit | null;
+  /** Rows whose prices had more than 9 decimals (the platform's fp9 precision), rounded half-even. */
+  readonly roundedRows: number;
+  /** Line of the first such row. */
+  readonly firstRoundedLine: number | null;
   /** The first bad rows (at most `keepDiagnostics`). */
   readonly badRowSamples: readonly BadRow[];
   /** The first gaps (at most `keepDiagnostics`). */
