@@ -8,7 +8,8 @@ export const DEFAULT_ADMIN_TOKEN = 'sandbox-admin-token';
  * The built-in sandbox configuration, used when `propbot sandbox` runs without `--config`. Kept
  * identical to config/sandbox.yaml (a test checks it) so the file documents what runs by default.
  */
-export const DEFAULT_SANDBOX_YAML = `# propbot sandbox: the platform's API served by the local engine on 127.0.0.1.
+export const DEFAULT_SANDBOX_YAML = `# yaml-language-server: $schema=../schema/sandbox-config.json
+# propbot sandbox: the platform's API served by the local engine on 127.0.0.1.
 #   propbot sandbox [--config config/sandbox.yaml] [--port N] [--describe-out FILE]
 # This file is the built-in default (src/sandbox/default-config.ts holds the same text).
 # Money and prices are decimal strings; durations are ms or text such as 1s, 60s, 500ms.
