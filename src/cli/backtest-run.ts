@@ -7,7 +7,7 @@ import { ConfigError } from '../core/errors.js';
 import { createLogger } from '../core/logger.js';
 import { buildReportJson, type ReportJson } from '../report/report-json.js';
 import { writeReport } from '../report/write.js';
-import { runBacktest } from '../runtime/backtest.js';
+import { runBacktest, type BacktestOptions } from '../runtime/backtest.js';
 import {
   checkRange,
   guessAsset,
@@ -26,20 +26,8 @@ export async function runBacktestCommand(scenarioFile: string | undefined, opts:
   const bar = showProgress ? progressBar(scenario) : undefined;
   const level = opts.log ?? scenario.log ?? 'warn';
   const outcome = await runBacktest({
+    ...backtestOptions(scenario),
     logger: (clock) => createLogger({ level, format: 'auto', destination: process.stderr, now: () => clock.now() }),
-    name: scenario.name,
-    markets: scenarioMarkets(scenario),
-    strategies: scenario.strategies.map((s, i) => ({ ...s, configPath: scenario.file ? `strategies.${i}` : '--param' })),
-    balance: scenario.balance,
-    accountType: scenario.accountType,
-    seed: scenario.seed,
-    cwd: scenario.baseDir,
-    ...(scenario.phase !== undefined ? { phase: scenario.phase } : {}),
-    ...(scenario.from !== undefined ? { from: scenario.from } : {}),
-    ...(scenario.to !== undefined ? { to: scenario.to } : {}),
-    ...(scenario.risk !== undefined ? { risk: scenario.risk } : {}),
-    rules: scenario.rules,
-    ...(scenario.file !== undefined ? { configFile: scenario.file } : {}),
     ...(bar ? { onProgress: bar.update } : {}),
   });
   bar?.stop();
@@ -56,6 +44,25 @@ export async function runBacktestCommand(scenarioFile: string | undefined, opts:
     process.stderr.write(`propbot: strategy ${f.strategy} failed ${f.failedIn} at ${f.at} (market time) and was stopped: ${f.message}${f.location ? ` (${f.location})` : ''}\n`);
   }
   return json.failures.length > 0 ? 1 : 0;
+}
+
+/** What `propbot backtest` hands the backtester for a scenario (goldens and tests run exactly this). */
+export function backtestOptions(scenario: Scenario): BacktestOptions {
+  return {
+    name: scenario.name,
+    markets: scenarioMarkets(scenario),
+    strategies: scenario.strategies.map((s, i) => ({ ...s, configPath: scenario.file ? `strategies.${i}` : '--param' })),
+    balance: scenario.balance,
+    accountType: scenario.accountType,
+    seed: scenario.seed,
+    cwd: scenario.baseDir,
+    ...(scenario.phase !== undefined ? { phase: scenario.phase } : {}),
+    ...(scenario.from !== undefined ? { from: scenario.from } : {}),
+    ...(scenario.to !== undefined ? { to: scenario.to } : {}),
+    ...(scenario.risk !== undefined ? { risk: scenario.risk } : {}),
+    rules: scenario.rules,
+    ...(scenario.file !== undefined ? { configFile: scenario.file } : {}),
+  };
 }
 
 export function buildScenario(file: string | undefined, opts: BacktestCliOptions): Scenario {
