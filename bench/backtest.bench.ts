@@ -1,15 +1,89 @@
 /**
- * `backtest.sma-cross`: candles per second of the SMA crossover example through the whole pipeline
- * (replay, engine, snapshots, candle builder, strategy, guard, executor), and its peak RSS.
+ * The whole backtester, as `propbot backtest` runs it: the SMA crossover example over the real BTC
+ * 1-minute month (42,915 candles; the shipped hourly file when ../shared is absent), each run in a
+ * fresh process (bench/backtest-child.mjs), every figure the median of BENCH_RUNS runs (default 3):
+ *   backtest.sma-cross              candles/s inside the run (replay, engine, feed, candle builder,
+ *                                   strategy, guard, executor; 4 price steps per candle)
+ *   backtest.sma-cross.wall-ms      the whole process, start to report written
+ *   backtest.startup-ms             start to the first candle replayed (Node, propbot, the TS plugin)
+ *   backtest.sma-cross.peak-rss     peak resident memory of that process
+ *   backtest.sma-cross-4x.peak-rss  the same series four times in a row: memory must not grow with it
+ *   sweep.combos-per-minute.w1/.w2  a 24-combination grid of the shipped 2019 scenario, 1 and 2 workers
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { report } from './report.js';
+import { median, report, runs } from './report.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const shared = path.resolve(root, '../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv');
+const shipped = path.join(root, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
+
+interface ChildResult {
+  candles: number;
+  runMs: number;
+  startupMs: number;
+  wallMs: number;
+  peakRssMb: number;
+}
+
+function backtest(file: string, period: string, tmp: string): ChildResult {
+  const child = fileURLToPath(new URL('./backtest-child.mjs', import.meta.url));
+  const out = execFileSync(process.execPath, [child, file, period, path.join(tmp, 'out')], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  return JSON.parse(out.trim().split('\n').pop()!) as ChildResult;
+}
+
+/** The month four times in a row, each copy shifted to start one minute after the previous ends. */
+function fourTimes(file: string, tmp: string): string {
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  const [header, ...rows] = lines;
+  const first = Number(rows[0]!.slice(0, rows[0]!.indexOf(',')));
+  const last = Number(rows[rows.length - 1]!.slice(0, rows[rows.length - 1]!.indexOf(',')));
+  const span = last - first + 60_000;
+  const out: string[] = [header!];
+  for (let k = 0; k < 4; k += 1) {
+    for (const row of rows) {
+      const comma = row.indexOf(',');
+      out.push(`${Number(row.slice(0, comma)) + k * span}${row.slice(comma)}`);
+    }
+  }
+  const target = path.join(tmp, 'btc-1m-4x.csv');
+  writeFileSync(target, out.join('\n') + '\n');
+  return target;
+}
+
+function sweep(workers: number, tmp: string): number {
+  const started = performance.now();
+  execFileSync(
+    process.execPath,
+    [path.join(root, 'bin/propbot.js'), 'sweep', path.join(root, 'backtest/sma-cross-btc-2019.yaml'), '--grid', 'fast=5,8,10,12', '--grid', 'slow=20,30,40,50,60,80',
+      '--workers', String(workers), '--out', path.join(tmp, `sweep-${workers}`), '--no-progress'],
+    { encoding: 'utf8', maxBuffer: 16 << 20 },
+  );
+  return (24 * 60_000) / (performance.now() - started);
+}
 
 export async function run(): Promise<void> {
-  const child = fileURLToPath(new URL('./backtest-child.ts', import.meta.url));
-  const out = execFileSync(process.execPath, ['--import', 'tsx', child], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  const r = JSON.parse(out.trim().split('\n').pop()!) as { candles: number; wallMs: number; peakRssMb: number; file: string };
-  report('backtest.sma-cross', (r.candles * 1000) / r.wallMs, 'candles/s');
-  report('backtest.sma-cross.peak-rss', r.peakRssMb, 'MB');
+  const n = runs();
+  const tmp = mkdtempSync(path.join(tmpdir(), 'pb-bench-'));
+  try {
+    const [file, period] = existsSync(shared) ? [shared, '15m'] : [shipped, '1h'];
+    const one = Array.from({ length: n }, () => backtest(file, period, tmp));
+    report('backtest.sma-cross', median(one.map((r) => (r.candles * 1000) / r.runMs)), 'candles/s', n);
+    report('backtest.sma-cross.wall-ms', median(one.map((r) => r.wallMs)), 'ms', n);
+    report('backtest.startup-ms', median(one.map((r) => r.startupMs)), 'ms', n);
+    report('backtest.sma-cross.peak-rss', median(one.map((r) => r.peakRssMb)), 'MB', n);
+    if (file === shared) {
+      const four = fourTimes(shared, tmp);
+      const big = Array.from({ length: n }, () => backtest(four, period, tmp));
+      report('backtest.sma-cross-4x.peak-rss', median(big.map((r) => r.peakRssMb)), 'MB', n);
+    } else process.stdout.write('backtest.sma-cross-4x.peak-rss skipped: needs ../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv\n');
+    for (const workers of [1, 2]) {
+      report(`sweep.combos-per-minute.w${workers}`, median(Array.from({ length: n }, () => sweep(workers, tmp))), 'combos/min', n);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }

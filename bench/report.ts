@@ -1,5 +1,21 @@
-/** Print one benchmark figure as the JSON line every bench uses. */
-export function report(bench: string, value: number, unit: string): void {
+/**
+ * Print one benchmark figure as the JSON line every bench uses; `runs` says how many runs its median
+ * is of (the machine is shared, so one run says little).
+ */
+export function report(bench: string, value: number, unit: string, runs?: number): void {
   const rounded = Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(4));
-  process.stdout.write(`${JSON.stringify({ bench, value: rounded, unit })}\n`);
+  process.stdout.write(`${JSON.stringify({ bench, value: rounded, unit, ...(runs !== undefined ? { runs } : {}) })}\n`);
+}
+
+/** How many runs a figure is the median of: BENCH_RUNS, default 3. */
+export function runs(): number {
+  const n = Number(process.env['BENCH_RUNS'] ?? 3);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_RUNS: expected a whole number ≥ 1, got ${JSON.stringify(process.env['BENCH_RUNS'])}`);
+  return n;
+}
+
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
