@@ -62,3 +62,21 @@ export function toFp9Raw(value: Decimal, rounding: Fp9Rounding, field = 'value')
 export function fromFp9Raw(raw: bigint): Decimal {
   return new Dec(raw.toString()).div(SCALE_DEC);
 }
+
+/**
+ * Decimals the engine builds from its fp9 integers carry that integer under this key (non-enumerable,
+ * so they still print, compare and serialise as plain Decimals): the guard, which works in fp9, takes
+ * it back with one property read instead of converting the Decimal's digits.
+ */
+const FP9_TAG = Symbol('propbot.fp9');
+
+/** Mark `value` as exactly `raw` × 10^-9 (the caller built it from `raw`). */
+export function tagFp9<T extends object>(value: T, raw: bigint): T {
+  Object.defineProperty(value, FP9_TAG, { value: raw });
+  return value;
+}
+
+/** The fp9 integer a Decimal was built from by `tagFp9`, or undefined. */
+export function taggedFp9(value: object): bigint | undefined {
+  return (value as { [FP9_TAG]?: bigint })[FP9_TAG];
+}

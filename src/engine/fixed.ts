@@ -6,7 +6,7 @@
 import type { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
 import { ConfigError } from '../core/errors.js';
-import { FP9_SCALE } from '../core/fp9.js';
+import { FP9_SCALE, tagFp9 } from '../core/fp9.js';
 
 export const S = FP9_SCALE;
 export const S2 = S * S;
@@ -83,7 +83,7 @@ export function rawToDec(raw: bigint): Decimal {
   let d = DEC_CACHE.get(raw);
   if (d === undefined) {
     if (DEC_CACHE.size >= DEC_CACHE_MAX) DEC_CACHE.clear();
-    d = new Dec(rawHuman(raw));
+    d = tagFp9(new Dec(rawHuman(raw)), raw);
     DEC_CACHE.set(raw, d);
   }
   return d;

@@ -6,6 +6,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
+import { taggedFp9 } from '../core/fp9.js';
 
 /** 1.0 in fp9. */
 export const UNIT = 1_000_000_000n;
@@ -16,6 +17,9 @@ const POW10: readonly bigint[] = Array.from({ length: 40 }, (_, i) => 10n ** Big
 export function toRaw(value: Decimal, rounding: 'floor' | 'ceil' | 'half-even' = 'half-even'): bigint {
   // Snapshots hand the same Decimal instances again and again (the engine and the wire decoder reuse
   // unchanged values); an exact value converts the same whatever the rounding, so it is remembered.
+  // Built by the engine from an fp9 integer: that integer, exactly.
+  const tagged = taggedFp9(value);
+  if (tagged !== undefined) return tagged;
   const known = EXACT.get(value);
   if (known !== undefined) return known;
   const exact = exactRaw(value);

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
+import { rawToDec } from '../../src/engine/fixed.js';
+import { toRaw } from '../../src/risk/fixed.js';
 import { Fp9FormatError, Fp9PrecisionError } from '../../src/core/errors.js';
 import {
   FP9_PATTERN,
@@ -9,6 +11,8 @@ import {
   fromFp9Raw,
   parseFp9Raw,
   roundFp9,
+  tagFp9,
+  taggedFp9,
   toFp9Raw,
   type Fp9Rounding,
 } from '../../src/core/fp9.js';
@@ -196,5 +200,20 @@ describe('fp9 codec', () => {
         }
       }),
     );
+  });
+});
+
+describe('fp9 tag on engine-built Decimals', () => {
+  it('hands back the integer a Decimal was built from, and the Decimal still prints, compares and serialises as a plain one', () => {
+    const raw = 43_512_370_000_001n;
+    const d = rawToDec(raw);
+    expect(taggedFp9(d)).toBe(raw);
+    expect(toRaw(d)).toBe(raw);
+    expect(d).toEqual(new Dec('43512.370000001'));
+    expect(JSON.stringify({ d })).toBe('{"d":"43512.370000001"}');
+    expect(Object.keys(d)).toEqual(Object.keys(new Dec('1.5')));
+    expect(taggedFp9(new Dec('43512.370000001'))).toBeUndefined();
+    // The tag is trusted as exact: toRaw takes it over the digits (which here would say otherwise).
+    expect(toRaw(tagFp9(new Dec('7'), 5n))).toBe(5n);
   });
 });
