@@ -269,6 +269,9 @@ const PAGE_SCRIPT = `
       priceFormat: { type: 'price', precision: m.precision, minMove: step }
     });
     series.setData(m.candles.map(function (c) { return { time: c[0], open: c[1], high: c[2], low: c[3], close: c[4] }; }));
+    // The library's default margins (20% above, 10% below) leave a third of the chart empty; the
+    // markers need only a few pixels beyond the bars.
+    series.priceScale().applyOptions({ scaleMargins: { top: 0.04, bottom: 0.04 } });
     var el = document.getElementById('price-' + i);
     var plugin = m.markers.length > 0 ? LWC.createSeriesMarkers(series, []) : null;
     // Zoomed out, a bar is a pixel or two wide: show every marker of the guard, the platform and the
@@ -285,6 +288,16 @@ const PAGE_SCRIPT = `
     thin(null);
     chart.timeScale().subscribeVisibleLogicalRangeChange(thin);
     chart.timeScale().fitContent();
+    // Where the highest high and the lowest low are drawn, as fractions of the pane's height from its
+    // top (read once the chart has laid out), so a check can see that the prices fill the chart.
+    var hi = -Infinity, lo = Infinity;
+    m.candles.forEach(function (c) { if (c[2] > hi) hi = c[2]; if (c[3] < lo) lo = c[3]; });
+    var measure = function () {
+      var h = chart.paneSize().height, top = series.priceToCoordinate(hi), bottom = series.priceToCoordinate(lo);
+      if (h > 0 && top !== null && bottom !== null) el.dataset.priceFill = (top / h).toFixed(3) + ',' + (bottom / h).toFixed(3);
+    };
+    measure();
+    requestAnimationFrame(function () { requestAnimationFrame(measure); });
   });
   if (data.equity.length > 0) {
     var chart = make('equity-chart', 480);

@@ -189,6 +189,13 @@ describe.skipIf(!existsSync(CHROMIUM))(`the report in headless Chromium (${CHROM
       const drawn = Number(/id="price-0"[^>]*data-markers="(\d+)"/.exec(stdout)?.[1]);
       expect(drawn).toBeGreaterThan(0);
       expect(drawn).toBeLessThanOrEqual(result.fills.length);
+      // The price scale fits the data: the highest high is drawn near the pane's top and the lowest low
+      // near its bottom (the library's default margins put them at ~25% and ~84%).
+      const [top, bottom] = (/id="price-0"[^>]*data-price-fill="([\d.]+,[\d.]+)"/.exec(stdout)?.[1] ?? '').split(',').map(Number);
+      expect(top).toBeGreaterThanOrEqual(0);
+      expect(top).toBeLessThan(0.15);
+      expect(bottom).toBeGreaterThan(0.88);
+      expect(bottom).toBeLessThanOrEqual(1);
       // The legend tells entries from exits by shape and colour.
       const legend = /<p class="legend">([\s\S]*?)<\/p>/.exec(stdout)?.[1] ?? '';
       expect(legend).toContain('▲</i> long entry');
