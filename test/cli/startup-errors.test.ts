@@ -126,7 +126,7 @@ describe('a store path that can never be created', () => {
 describe('an output folder that can never be created', () => {
   it.runIf(process.platform === 'linux')('backtest --out under /proc fails in one line instead of hanging (bounded)', async () => {
     const out = '/proc/propbot-test-never/report';
-    const r = await finish(cli(['backtest', '--strategy', 'sma-cross', '--data', DATA, '--market', 'BTC', '--from', '2019-05-01', '--to', '2019-05-03', '--out', out]), 60_000);
+    const r = await finish(cli(['backtest', '--strategy', 'sma-cross', '--data', DATA, '--market', 'BTC', '--param', 'period=1h', '--from', '2019-05-01', '--to', '2019-05-03', '--out', out]), 60_000);
     expect(r.code).toBe(2);
     // The run's own log lines come first; the failure is the last line, without a stack.
     expect(r.stderr).not.toMatch(/\n\s+at /);
