@@ -40,9 +40,9 @@ describe('propbot sweep refuses and reports', () => {
     const out = tempDir();
     const earlier = '{"earlier":"good run"}\n';
     writeFileSync(path.join(out, 'sweep.json'), earlier);
-    const r = await propbot(['sweep', '--strategy', FRAGILE, '--data', `ORCL=${ORCL}`, '--grid', 'explode=false,true,true', '--workers', '2', '--out', out]);
+    const r = await propbot(['sweep', '--strategy', FRAGILE, '--data', `ORCL=${ORCL}`, '--grid', 'explode=false,true', '--grid', 'label=1,2', '--workers', '2', '--out', out]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('2 of 3 runs failed (1 distinct error)');
+    expect(r.stderr).toContain('2 of 4 runs failed (1 distinct error)');
     expect(r.stderr).toContain('fragile: explode=true cannot run');
     expect(r.stderr).toContain('second line of the same error');
     expect(r.stderr.split('second line of the same error')).toHaveLength(2);
