@@ -74,7 +74,10 @@ export async function goldenReport(c: GoldenCase): Promise<string> {
   const scenario = { ...buildScenario(undefined, opts), name: c.name };
   const { result } = await runBacktest({ ...backtestOptions(scenario), keepPrices: false });
   const { perf: _perf, ...json } = buildReportJson(result);
-  return JSON.stringify(json, null, 2) + '\n';
+  // Data files are named as the run found them (absolute paths): relative to the checkout here, so a
+  // golden does not depend on where the repository is cloned.
+  const data = json.data.map((d) => ({ ...d, file: path.relative(REPO, d.file) }));
+  return JSON.stringify({ ...json, data }, null, 2) + '\n';
 }
 
 /** Goldens are stored gzipped (mtime-free, so the bytes depend on the text only). */
