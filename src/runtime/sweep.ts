@@ -1,16 +1,8 @@
 /**
- * Parameter sweeps: every combination of a grid (or a seeded random sample of it) backtested on worker
- * threads, ranked by a chosen metric, each with its challenge verdict. A combination that fails (a
- * parameter the strategy refuses, say) is reported with its error instead of stopping the sweep.
+ * Parameter sweeps: the job and row types, grid parsing and combinations. Running and ranking them is
+ * `research/search.ts` (grid, random or TPE) on the thread pool of `sweep-pool.ts`.
  */
-import { availableParallelism } from 'node:os';
 import { ConfigError } from '../core/errors.js';
-import { SweepPool } from './sweep-pool.js';
-
-export const SWEEP_METRICS = ['returnPct', 'sharpe', 'sortino', 'profitFactor', 'winRate', 'maxDrawdownPct', 'netPnl'] as const;
-export type SweepMetric = (typeof SWEEP_METRICS)[number];
-/** Lower is better for these. */
-const ASCENDING: ReadonlySet<SweepMetric> = new Set(['maxDrawdownPct']);
 
 /** What a worker needs to run one backtest: plain data only (it crosses a thread boundary). */
 export interface SweepJob {
@@ -113,41 +105,3 @@ export function parseGrid(flags: readonly string[]): Record<string, unknown[]> {
   return grid;
 }
 
-/** Sort rows best first by `metric`; failed runs and missing figures go last. */
-export function rankRows(rows: readonly SweepRow[], metric: SweepMetric): SweepRow[] {
-  const value = (r: SweepRow): number | null => {
-    const v = r.summary?.[metric];
-    if (v === null || v === undefined) return null;
-    const n = Number(v);
-    return Number.isFinite(n) ? n : null;
-  };
-  const sign = ASCENDING.has(metric) ? 1 : -1;
-  return [...rows].sort((a, b) => {
-    const va = a.ok ? value(a) : null;
-    const vb = b.ok ? value(b) : null;
-    if (va === null && vb === null) return a.index - b.index;
-    if (va === null) return 1;
-    if (vb === null) return -1;
-    return sign * (va - vb) || a.index - b.index;
-  });
-}
-
-export interface SweepRunOptions {
-  readonly workers?: number;
-  readonly onRow?: (row: SweepRow, done: number, total: number) => void;
-}
-
-/** Run every job on a pool of worker threads; resolves with the rows in job order. */
-export async function runSweep(jobs: readonly SweepJob[], options: SweepRunOptions = {}): Promise<SweepRow[]> {
-  const pool = new SweepPool(Math.max(1, Math.min(options.workers ?? availableParallelism(), jobs.length)));
-  try {
-    return await pool.run(jobs, options.onRow);
-  } finally {
-    await pool.close();
-  }
-}
-
-export function metricOf(value: string): SweepMetric {
-  if ((SWEEP_METRICS as readonly string[]).includes(value)) return value as SweepMetric;
-  throw new ConfigError('--metric', `expected one of ${SWEEP_METRICS.join(', ')}, got ${JSON.stringify(value)}`);
-}
