@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 export function findRedisServer(): string | null {
   for (const dir of (process.env['PATH'] ?? '').split(path.delimiter).concat(['/usr/bin', '/usr/sbin', '/usr/local/bin'])) {
@@ -14,6 +15,25 @@ export function findRedisServer(): string | null {
     if (dir && existsSync(file)) return file;
   }
   return null;
+}
+
+/** The redis-server binary, or null after one line saying which tests skip and why. */
+export function redisServerFor(what: string): string | null {
+  const binary = findRedisServer();
+  if (!binary) console.warn(`skipping ${what}: redis-server not found (Debian: apt-get install redis-server; .ci/run installs it)`);
+  return binary;
+}
+
+/** In a describe block: a redis-server started before its tests and stopped after them. */
+export function redisForTests(binary: string | null): () => RedisServer {
+  let redis: RedisServer | undefined;
+  beforeAll(async () => {
+    redis = await startRedis(binary!);
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+  return () => redis!;
 }
 
 export function freePort(): Promise<number> {

@@ -1,37 +1,14 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runSweepJob } from '../../src/runtime/sweep-job.js';
 import { pruneFloors } from '../../src/research/search.js';
 import type { SweepJob, SweepRow } from '../../src/runtime/sweep.js';
-import { REPO, tempDir } from '../backtest/helpers.js';
+import { tempDir } from '../backtest/helpers.js';
+import { BTC, propbot, smaJob } from './cli.js';
 
-const BTC = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
 const FROM = Date.UTC(2018, 2, 1);
 const TO = Date.UTC(2018, 2, 11);
 
-function propbot(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(REPO, 'bin/propbot.js'), ...args], { cwd: REPO, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-const job = (over: Partial<SweepJob> = {}): SweepJob => ({
-  index: 0,
-  params: { fast: 3, slow: 12 },
-  strategy: path.join(REPO, 'strategies/sma-cross.ts'),
-  baseParams: { period: '1h', amount: '15000', leverage: '3' },
-  markets: [{ asset: 'BTC', file: BTC }],
-  balance: '100000',
-  accountType: 'real',
-  seed: 'propbot',
-  cwd: REPO,
-  from: FROM,
-  to: TO,
-  ...over,
-});
+const job = (over: Partial<SweepJob> = {}): SweepJob => smaJob(FROM, TO, over);
 
 describe('optimizer trials', () => {
   it('a trial under the floor at a checkpoint is stopped there; one over every floor runs to its end', async () => {

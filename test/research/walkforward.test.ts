@@ -1,21 +1,12 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planWindows, parseDuration, formatDuration } from '../../src/research/walkforward.js';
-import { REPO, tempDir } from '../backtest/helpers.js';
+import { tempDir } from '../backtest/helpers.js';
+import { BTC, propbot } from './cli.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
-const BTC = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
-
-function propbot(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(REPO, 'bin/propbot.js'), ...args], { cwd: REPO, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
 
 describe('walk-forward windows', () => {
   const range = { from: Date.UTC(2018, 0, 1), to: Date.UTC(2018, 0, 1) + 100 * DAY };
