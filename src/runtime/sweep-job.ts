@@ -4,12 +4,10 @@
  * the same wherever it was computed.
  */
 import { Dec } from '../core/decimal.js';
-import type { AccountType, MarketCategory } from '../api/types.js';
-import type { FileLayout } from '../feed/files/types.js';
 import { computePropOdds } from '../report/prop-odds.js';
 import { buildReportJson, ratio } from '../report/report-json.js';
-import type { RiskGuardConfigInput } from '../risk/config.js';
 import { runBacktest } from './backtest.js';
+import { jobBaseOptions } from './backtest-job.js';
 import type { SweepJob, SweepRow } from './sweep.js';
 
 export async function runSweepJob(job: SweepJob): Promise<SweepRow> {
@@ -22,26 +20,12 @@ export async function runSweepJob(job: SweepJob): Promise<SweepRow> {
   const watch = prune !== undefined || job.stopOnFailure === true;
   try {
     const outcome = await runBacktest({
+      ...jobBaseOptions(job),
       name: `sweep-${job.index}`,
-      markets: job.markets.map((m) => ({
-        asset: m.asset,
-        file: m.file,
-        ...(m.category ? { category: m.category as MarketCategory } : {}),
-        ...(m.layout ? { layout: m.layout as FileLayout } : {}),
-        ...(m.preset ? { preset: m.preset } : {}),
-      })),
       strategies: [{ use: job.strategy, params: { ...job.baseParams, ...job.params }, ...(job.tradeFrom !== undefined ? { window: { from: job.tradeFrom } } : {}) }],
-      balance,
-      accountType: job.accountType as AccountType,
-      seed: job.seed,
-      cwd: job.cwd,
       keepPrices: false,
       signal: abort.signal,
       ...(job.tradeFrom !== undefined ? { reportFrom: job.tradeFrom } : {}),
-      ...(job.phase !== undefined ? { phase: job.phase } : {}),
-      ...(job.from !== undefined ? { from: job.from } : {}),
-      ...(job.to !== undefined ? { to: job.to } : {}),
-      ...(job.risk !== undefined ? { risk: job.risk as RiskGuardConfigInput } : {}),
       ...(watch
         ? {
             onSample: (sample, phase) => {

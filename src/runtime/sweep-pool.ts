@@ -1,14 +1,27 @@
 /**
  * A pool of sweep worker threads that lives across batches: an optimizer asks for a few runs at a
  * time, and starting threads (each loads propbot and the strategy) for every batch would cost more
- * than the runs.
+ * than the runs. Each run has a thread to itself: a thread is lent to one run and handed back when
+ * its answer came, so runs asked for at the same time (a queue worker's concurrent jobs) never share
+ * one or read each other's answers.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { BacktestJob } from './backtest-job.js';
 import type { SweepJob, SweepRow } from './sweep.js';
+
+/** What a thread is sent, and what it answers. */
+export type PoolTask = { readonly kind: 'sweep'; readonly job: SweepJob } | { readonly kind: 'backtest'; readonly job: BacktestJob };
+export type PoolAnswer = { readonly kind: 'sweep'; readonly row: SweepRow } | { readonly kind: 'backtest'; readonly text?: string; readonly error?: string };
 
 export class SweepPool {
   readonly size: number;
-  #workers: Worker[] = [];
+  readonly #all = new Set<Worker>();
+  #idle: Worker[] = [];
+  readonly #waiting: Array<(worker: Worker) => void> = [];
 
   constructor(size: number) {
     if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`SweepPool: size must be a whole number ≥ 1, got ${size}`);
@@ -21,17 +34,15 @@ export class SweepPool {
     let next = 0;
     let done = 0;
     const lanes = Math.min(this.size, jobs.length);
-    while (this.#workers.length < lanes) this.#workers.push(startWorker());
     await Promise.all(
-      this.#workers.slice(0, lanes).map(async (worker, lane) => {
+      Array.from({ length: lanes }, async () => {
         for (;;) {
           const i = next;
           if (i >= jobs.length) break;
           next += 1;
-          const row = await runOne(this.#workers[lane] ?? worker, jobs[i]!, () => {
-            // a thread that died is replaced, so one crash does not shrink the pool
-            this.#workers[lane] = startWorker();
-          });
+          const job = jobs[i]!;
+          const answer = await this.#ask({ kind: 'sweep', job });
+          const row = answer.kind === 'sweep' ? answer.row : { index: job.index, params: job.params, ok: false, error: answer.error ?? 'no answer' };
           rows[i] = row;
           done += 1;
           onRow?.(row, done, jobs.length);
@@ -41,30 +52,78 @@ export class SweepPool {
     return rows;
   }
 
+  /** Run a whole backtest on a thread; its result as `result-codec` text. */
+  async backtest(job: BacktestJob): Promise<string> {
+    const answer = await this.#ask({ kind: 'backtest', job });
+    if (answer.kind !== 'backtest' || answer.text === undefined) throw new Error(answer.kind === 'backtest' ? (answer.error ?? 'no answer') : 'unexpected answer');
+    return answer.text;
+  }
+
   async close(): Promise<void> {
-    const workers = this.#workers;
-    this.#workers = [];
+    const workers = [...this.#all];
+    this.#all.clear();
+    this.#idle = [];
     await Promise.all(workers.map((w) => w.terminate()));
+  }
+
+  async #ask(task: PoolTask): Promise<PoolAnswer> {
+    const worker = await this.#acquire();
+    const { answer, dead } = await askThread(worker, task);
+    this.#release(worker, dead);
+    return answer;
+  }
+
+  #acquire(): Promise<Worker> {
+    const idle = this.#idle.pop();
+    if (idle) return Promise.resolve(idle);
+    if (this.#all.size < this.size) return Promise.resolve(this.#start());
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  #release(worker: Worker, dead: boolean): void {
+    // a thread that died is replaced, so one crash does not shrink the pool
+    if (dead) {
+      this.#all.delete(worker);
+      void worker.terminate();
+    }
+    const waiter = this.#waiting.shift();
+    if (waiter) waiter(dead ? this.#start() : worker);
+    else if (!dead) this.#idle.push(worker);
+  }
+
+  #start(): Worker {
+    const fromSource = import.meta.url.endsWith('.ts');
+    const url = new URL(`./sweep-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
+    const worker = fromSource ? new Worker(tsxBoot(url), { eval: true }) : new Worker(url);
+    this.#all.add(worker);
+    return worker;
   }
 }
 
-function startWorker(): Worker {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const url = new URL(`./sweep-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-  // From source (tests, tsx) the worker is TypeScript too and needs tsx's loader.
-  return new Worker(url, { execArgv: fromSource ? ['--import', 'tsx'] : [] });
+/**
+ * From source (tests, tsx) the worker is TypeScript too and needs tsx's loader. Node 20 does not apply
+ * `--import tsx` given in a worker's execArgv to the worker's own entry, so a small script registers
+ * tsx's hooks first and then imports the entry. tsx is found from here, not from the working directory.
+ */
+function tsxBoot(entry: URL): string {
+  const pkgFile = createRequire(import.meta.url).resolve('tsx/package.json');
+  const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
+  const api = pathToFileURL(path.join(path.dirname(pkgFile), pkg.exports['./esm/api']!.import.default)).href;
+  return `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
 }
 
-function runOne(worker: Worker, job: SweepJob, onDead: () => void): Promise<SweepRow> {
+function askThread(worker: Worker, task: PoolTask): Promise<{ answer: PoolAnswer; dead: boolean }> {
   return new Promise((resolve) => {
-    const onMessage = (row: SweepRow): void => {
+    const onMessage = (answer: PoolAnswer): void => {
       cleanup();
-      resolve(row);
+      resolve({ answer, dead: false });
     };
     const onError = (error: Error): void => {
       cleanup();
-      onDead();
-      resolve({ index: job.index, params: job.params, ok: false, error: `worker failed: ${error.message}` });
+      const message = `worker failed: ${error.message}`;
+      const answer: PoolAnswer =
+        task.kind === 'sweep' ? { kind: 'sweep', row: { index: task.job.index, params: task.job.params, ok: false, error: message } } : { kind: 'backtest', error: message };
+      resolve({ answer, dead: true });
     };
     const cleanup = (): void => {
       worker.off('message', onMessage);
@@ -72,6 +131,6 @@ function runOne(worker: Worker, job: SweepJob, onDead: () => void): Promise<Swee
     };
     worker.on('message', onMessage);
     worker.on('error', onError);
-    worker.postMessage(job);
+    worker.postMessage(task);
   });
 }

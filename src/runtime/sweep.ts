@@ -4,13 +4,23 @@
  */
 import { ConfigError } from '../core/errors.js';
 
+/** A market of a job: its local data file and, when the data was given as a URL, the URL. */
+export interface JobMarket {
+  readonly asset: string;
+  readonly file: string;
+  readonly url?: string;
+  readonly category?: string;
+  readonly layout?: string;
+  readonly preset?: string;
+}
+
 /** What a worker needs to run one backtest: plain data only (it crosses a thread boundary). */
 export interface SweepJob {
   readonly index: number;
   readonly params: Record<string, unknown>;
   readonly strategy: string;
   readonly baseParams: Record<string, unknown>;
-  readonly markets: ReadonlyArray<{ asset: string; file: string; category?: string; layout?: string; preset?: string }>;
+  readonly markets: readonly JobMarket[];
   readonly balance: string;
   readonly accountType: string;
   readonly phase?: string;

@@ -1,0 +1,61 @@
+/**
+ * The thread pool sweeps and queue workers run on: runs asked for at the same time each get a thread
+ * of their own and their own answer, and a whole backtest comes back from a thread as text that
+ * decodes to the very result (`result-codec`) a run in this process gives.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { Dec } from '../../src/core/decimal.js';
+import { buildReportJson } from '../../src/report/report-json.js';
+import { decodeResult, encodeResult } from '../../src/report/result-codec.js';
+import { backtestJobOptions, type BacktestJob } from '../../src/runtime/backtest-job.js';
+import { runBacktest } from '../../src/runtime/backtest.js';
+import { SweepPool } from '../../src/runtime/sweep-pool.js';
+import type { SweepJob } from '../../src/runtime/sweep.js';
+import { smaJob } from './cli.js';
+
+const FROM = Date.UTC(2018, 2, 1);
+const TO = Date.UTC(2018, 2, 6);
+const job = (index: number, fast: number): SweepJob => smaJob(FROM, TO, { index, params: { fast, slow: 12 } });
+const base = smaJob(FROM, TO);
+
+describe('the sweep thread pool', () => {
+  const pool = new SweepPool(2);
+  afterAll(async () => {
+    await pool.close();
+  });
+
+  it('two runs asked for at once each get their own thread and their own row', async () => {
+    const alone = [(await pool.run([job(0, 3)]))[0]!, (await pool.run([job(1, 6)]))[0]!];
+    const together = await Promise.all([pool.run([job(0, 3)]), pool.run([job(1, 6)])]);
+    const figures = (r: { params: unknown; summary?: Record<string, unknown> }) => ({ params: r.params, returnPct: r.summary?.['returnPct'], trades: r.summary?.['totalTrades'] });
+    expect(alone[0]!.summary?.['returnPct']).not.toBe(alone[1]!.summary?.['returnPct']);
+    expect(together.map((rows) => figures(rows[0]!))).toEqual(alone.map(figures));
+  }, 120_000);
+
+  it('a whole backtest on a thread reports as the same run in this process', async () => {
+    const backtest: BacktestJob = {
+      ...base,
+      name: 'two windows',
+      strategies: [
+        { use: base.strategy, params: { ...base.baseParams, fast: 3, slow: 12 }, name: 'a', window: { from: FROM + 86_400_000, to: TO - 2 * 86_400_000 } },
+        { use: base.strategy, params: { ...base.baseParams, fast: 5, slow: 12 }, name: 'b', window: { from: TO - 2 * 86_400_000, to: TO } },
+      ],
+      reportFrom: FROM + 86_400_000,
+    };
+    const here = (await runBacktest(backtestJobOptions(backtest))).result;
+    const there = decodeResult(await pool.backtest(backtest));
+    const report = (r: typeof here) => ({ ...buildReportJson(r), perf: null });
+    expect(here.fills.length).toBeGreaterThan(0);
+    expect(report(there)).toEqual(report(here));
+    expect(there.initialBalance).toBeInstanceOf(Dec);
+  }, 120_000);
+
+  it('the codec keeps every Decimal, −0 included', () => {
+    const decoded = decodeResult(encodeResult({ initialBalance: new Dec('100000.000000001'), fills: [{ fee: new Dec('-0') }] } as never)) as unknown as {
+      initialBalance: InstanceType<typeof Dec>;
+      fills: Array<{ fee: InstanceType<typeof Dec> }>;
+    };
+    expect(decoded.initialBalance.toFixed()).toBe('100000.000000001');
+    expect(decoded.fills[0]!.fee.isZero() && decoded.fills[0]!.fee.isNegative()).toBe(true);
+  });
+});
