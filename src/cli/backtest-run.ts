@@ -10,18 +10,21 @@ import { writeReport } from '../report/write.js';
 import { runBacktest, type BacktestOptions } from '../runtime/backtest.js';
 import {
   checkRange,
+  fetchScenarioData,
   guessAsset,
   loadScenario,
   scenarioMarkets,
   resolveStrategySpec,
+  withScenarioDataNames,
   type Scenario,
 } from '../runtime/scenario.js';
 import { Dec } from '../core/decimal.js';
 import { describePeriod } from '../feed/files/to-candle.js';
+import { isDataUrl } from '../feed/files/remote.js';
 import { parseDataArgs, type BacktestCliOptions } from './scenario-args.js';
 
 export async function runBacktestCommand(scenarioFile: string | undefined, opts: BacktestCliOptions): Promise<number> {
-  const scenario = buildScenario(scenarioFile, opts);
+  const scenario = await scenarioWithData(scenarioFile, opts);
   const showProgress = opts.progress !== false && !opts.json && process.stderr.isTTY === true;
   const bar = showProgress ? progressBar(scenario) : undefined;
   const level = opts.log ?? scenario.log ?? 'warn';
@@ -32,8 +35,9 @@ export async function runBacktestCommand(scenarioFile: string | undefined, opts:
   });
   bar?.stop();
   const outDir = path.resolve(opts.out ?? scenario.out ?? path.join('out', safeName(scenario.name)));
-  const written = await writeReport(outcome.result, outDir);
-  const json = buildReportJson(outcome.result);
+  const result = withScenarioDataNames(outcome.result, scenario.markets);
+  const written = await writeReport(result, outDir);
+  const json = buildReportJson(result);
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
@@ -83,7 +87,7 @@ export function buildScenario(file: string | undefined, opts: BacktestCliOptions
       if (asset === undefined) {
         throw new ConfigError('--data', `cannot tell which market ${item.file} is: write ASSET=FILE (e.g. BTC=${path.basename(item.file)}) or pass --market`);
       }
-      return { asset, file: item.file };
+      return { asset, file: item.file, ...(isDataUrl(item.file) ? { url: item.file } : {}) };
     });
   }
   const scenario: Scenario = {
@@ -106,6 +110,11 @@ export function buildScenario(file: string | undefined, opts: BacktestCliOptions
   };
   checkRange(scenario.from, scenario.to);
   return scenario;
+}
+
+/** `buildScenario`, then its URL data fetched into the cache (an error names the key or the flag that gave the URL). */
+export function scenarioWithData(file: string | undefined, opts: BacktestCliOptions): Promise<Scenario> {
+  return fetchScenarioData(buildScenario(file, opts), opts.data !== undefined && opts.data.length > 0 ? { flag: '--data' } : {});
 }
 
 function parseParamFlags(values: readonly string[]): Record<string, unknown> {

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Decimal } from 'decimal.js';
 import { ConfigError } from '../core/errors.js';
+import { dataUrlProblem, isDataUrl } from '../feed/files/remote.js';
 import type { LogLevel } from '../runtime/scenario.js';
 
 export interface BacktestCliOptions {
@@ -27,14 +28,16 @@ export interface BacktestCliOptions {
   log?: LogLevel;
 }
 
-/** Split `--data` values into (asset?, file) pairs. */
+/** Split `--data` values into (asset?, file) pairs; a file may be an http(s) URL, kept as it is. */
 export function parseDataArgs(values: readonly string[]): Array<{ asset?: string; file: string }> {
   const out: Array<{ asset?: string; file: string }> = [];
   for (const value of values) {
     for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
       const m = /^([A-Za-z0-9._-]{1,20})=(.+)$/.exec(item);
       const entry = m && !existsSync(item) ? { asset: m[1]!.toUpperCase(), file: m[2]! } : { file: item };
-      out.push({ ...entry, file: path.resolve(entry.file) });
+      const problem = dataUrlProblem(entry.file);
+      if (problem !== null) throw new ConfigError('--data', problem);
+      out.push({ ...entry, file: isDataUrl(entry.file) ? entry.file : path.resolve(entry.file) });
     }
   }
   if (out.length === 0) throw new ConfigError('--data', 'expected at least one candle file');

@@ -10,11 +10,11 @@ import { runSearch } from '../research/search.js';
 import { spaceSize } from '../research/space.js';
 import type { SweepRow } from '../runtime/sweep.js';
 import { describeFailures, strategyParamsCheck } from '../runtime/sweep-checks.js';
-import { buildScenario } from './backtest-run.js';
+import { scenarioWithData } from './backtest-run.js';
 import { jobRunner, searchChoice, type SweepCliOptions } from './search-options.js';
 
 export async function runSweepCommand(scenarioFile: string | undefined, opts: SweepCliOptions): Promise<number> {
-  const scenario = buildScenario(scenarioFile, opts);
+  const scenario = await scenarioWithData(scenarioFile, opts);
   const choice = searchChoice(opts);
   const strategy = scenario.strategies[0]!;
   // Before an hour of workers: a grid key the strategy does not have is a typo, refused with its parameters.

@@ -4,11 +4,11 @@ import path from 'node:path';
 import { writeReport } from '../report/write.js';
 import { buildWalkForwardJson, renderWalkForwardHtml } from '../research/walkforward-report.js';
 import { formatDuration, parseDuration, runWalkForward } from '../research/walkforward.js';
-import { buildScenario } from './backtest-run.js';
+import { scenarioWithData } from './backtest-run.js';
 import { jobRunner, searchChoice, type WalkForwardCliOptions } from './search-options.js';
 
 export async function runWalkForwardCommand(scenarioFile: string | undefined, opts: WalkForwardCliOptions): Promise<number> {
-  const scenario = buildScenario(scenarioFile, opts);
+  const scenario = await scenarioWithData(scenarioFile, opts);
   const choice = searchChoice(opts);
   const trainMs = parseDuration(opts.train ?? '', '--train');
   const testMs = parseDuration(opts.test ?? '', '--test');

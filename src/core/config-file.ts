@@ -113,6 +113,13 @@ export function configKeyLine(file: string, path: readonly string[]): number | u
   let node = doc.contents as Node | null | undefined;
   let line: number | undefined;
   for (const key of path) {
+    if (isSeq(node)) {
+      // `data.0.file`: an index into a list
+      node = node.items[Number(key)] as Node | undefined;
+      if (!node) return undefined;
+      line = offsetLine(node, counter);
+      continue;
+    }
     if (!isMap(node)) return undefined;
     const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
     if (!pair) return undefined;

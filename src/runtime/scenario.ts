@@ -1,7 +1,8 @@
 /**
  * A backtest scenario: what `propbot backtest` runs, from a YAML file (`backtest/*.yaml`) or from
  * command-line flags. Paths in a file are relative to the file; on the command line, to the working
- * directory. Built-in example strategies may be named without a path (`sma-cross`).
+ * directory. Built-in example strategies may be named without a path (`sma-cross`). A data file may
+ * be an http(s) URL: `fetchScenarioData` downloads it into the cache before a run.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -9,10 +10,12 @@ import { fileURLToPath } from 'node:url';
 import type { Decimal } from 'decimal.js';
 import { z } from 'zod';
 import { ACCOUNT_TYPES, MARKET_CATEGORIES, type AccountType, type MarketCategory } from '../api/types.js';
-import { loadConfigFile } from '../core/config-file.js';
 import { Dec } from '../core/decimal.js';
+import { configKeyLine, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
+import { DataFetchError, dataUrlProblem, fetchDataFile, isDataUrl, type FetchDataOptions } from '../feed/files/remote.js';
 import { FILE_LAYOUTS, type FileLayout } from '../feed/files/types.js';
+import type { BacktestResult } from '../report/types.js';
 import type { RiskGuardConfigInput } from '../risk/config.js';
 
 export const BACKTEST_PRESETS = ['default', 'zero-cost'] as const;
@@ -33,7 +36,10 @@ export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface ScenarioMarket {
   readonly asset: string;
+  /** The local file; for a URL, its copy in the cache once fetched (the URL itself until then). */
   readonly file: string;
+  /** Where the data comes from when it was given as an http(s) URL. */
+  readonly url?: string;
   readonly category?: MarketCategory;
   readonly layout?: FileLayout;
 }
@@ -72,7 +78,8 @@ export const dateValue = z.union([z.string(), z.number(), z.date()]).transform((
 /** A market and the file its prices come from: a scenario's `data` and a paper run's `paper.markets`. */
 export const MarketFileSchema = z.strictObject({
   asset: z.string().regex(/^[A-Za-z0-9._-]{1,20}$/, 'expected a ticker like BTC'),
-  file: z.string().min(1),
+  // A paper run replays its file as time passes; only a scenario's data may be fetched first.
+  file: z.string().min(1).refine((f) => !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(f), 'expected a local file: download the data and name its path (URLs are for backtest, sweep and walkforward scenarios)'),
   category: z.enum(MARKET_CATEGORIES).optional(),
   layout: z.enum(FILE_LAYOUTS).optional(),
   /** Where to get the file when it is not there (a data set that may not be shipped): shown if it is missing. */
@@ -90,7 +97,15 @@ export const ScenarioSchema = z.strictObject({
   strategy: strategySchema.optional(),
   strategies: z.array(strategySchema).min(1).optional(),
   data: z
-    .array(MarketFileSchema)
+    .array(
+      MarketFileSchema.extend({
+        /** A path relative to the scenario file, or an http(s) URL fetched into the cache. */
+        file: z.string().min(1).superRefine((file, ctx) => {
+          const problem = dataUrlProblem(file);
+          if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      }),
+    )
     .min(1),
   from: dateValue.optional(),
   to: dateValue.optional(),
@@ -114,6 +129,7 @@ export function loadScenario(file: string): Scenario {
   if (strategies.length === 0) throw new ConfigError('strategy', 'a scenario needs `strategy` or `strategies`', { file });
   if (raw.strategy && raw.strategies) throw new ConfigError('strategies', 'give either `strategy` or `strategies`, not both', { file });
   for (const [i, d] of raw.data.entries()) {
+    if (isDataUrl(d.file)) continue;
     const data = resolveDataFile(d.file, baseDir);
     if (!existsSync(data)) {
       throw new ConfigError(`data.${i}.file`, `data file not found: ${data}${d.source ? ` (${d.source})` : ''}`, { file });
@@ -125,6 +141,7 @@ export function loadScenario(file: string): Scenario {
     markets: raw.data.map((d) => ({
       asset: d.asset.toUpperCase(),
       file: resolveDataFile(d.file, baseDir),
+      ...(isDataUrl(d.file) ? { url: d.file } : {}),
       ...(d.category ? { category: d.category } : {}),
       ...(d.layout ? { layout: d.layout } : {}),
     })),
@@ -172,6 +189,7 @@ export function resolveStrategySpec(spec: string, baseDir: string): string {
  * shipped scenario in another folder keeps working, as a shipped strategy is found by its name.
  */
 export function resolveDataFile(file: string, baseDir: string): string {
+  if (isDataUrl(file)) return file;
   const local = path.resolve(baseDir, file);
   if (existsSync(local) || path.isAbsolute(file)) return local;
   const shipped = path.join(PACKAGE_ROOT, 'backtest', 'data', path.basename(file));
@@ -205,4 +223,44 @@ export function scenarioMarkets(scenario: Pick<Scenario, 'markets' | 'preset'>):
     const preset = marketPresetFor(scenario.preset, m.category);
     return { ...m, ...(preset !== undefined ? { preset } : {}) };
   });
+}
+
+/**
+ * The scenario with every data file given as a URL fetched into the cache (see `feed/files/remote.ts`):
+ * `file` becomes the local copy and `url` stays. A URL that cannot be fetched is an error at the key
+ * that names it (`data.0.file` with the scenario file's line), or at `flag` when the data came from
+ * the command line.
+ */
+export async function fetchScenarioData(scenario: Scenario, options: FetchDataOptions & { flag?: string } = {}): Promise<Scenario> {
+  const markets: ScenarioMarket[] = [];
+  for (const [i, m] of scenario.markets.entries()) {
+    if (m.url === undefined) {
+      markets.push(m);
+      continue;
+    }
+    try {
+      markets.push({ ...m, file: (await fetchDataFile(m.url, options)).file });
+    } catch (err) {
+      if (!(err instanceof DataFetchError)) throw err;
+      if (options.flag !== undefined || scenario.file === undefined) throw new ConfigError(options.flag ?? 'data', err.message, { cause: err });
+      const line = configKeyLine(scenario.file, ['data', String(i), 'file']);
+      throw new ConfigError(`data.${i}.file`, err.message, { file: scenario.file, ...(line !== undefined ? { line } : {}), cause: err });
+    }
+  }
+  return { ...scenario, markets };
+}
+
+/**
+ * A result whose data report names each market's data as the scenario does: the URL rather than the
+ * cache's copy, and the coordinator's path rather than the one a worker read it from.
+ */
+export function withScenarioDataNames(result: BacktestResult, markets: readonly ScenarioMarket[]): BacktestResult {
+  if (!result.data) return result;
+  return {
+    ...result,
+    data: result.data.map((d) => {
+      const m = markets.find((x) => x.asset === d.market);
+      return m ? { ...d, file: m.url ?? m.file } : d;
+    }),
+  };
 }
