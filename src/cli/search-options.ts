@@ -6,6 +6,7 @@
 import { Option, type Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { ConfigError } from '../core/errors.js';
+import { redisUrlProblem } from '../core/redis-url.js';
 import { objectiveOf, parseConstraint, type ObjectiveName } from '../research/objectives.js';
 import { SEARCH_METHODS, type JobRunner, type SearchMethod } from '../research/search.js';
 import { searchSpace, type SearchSpace } from '../research/space.js';
@@ -55,12 +56,13 @@ export function addSearchOptions(command: Command): Command {
     .option('--batch <n>', 'tpe: trials proposed together (default 4; the same seed and batch give the same trials)', parsePositiveInt)
     .option('--no-prune', 'tpe: run every trial to its end (default: stop clearly bad ones early)')
     .option('--workers <n>', 'worker threads (default: the number of cores)', parsePositiveInt)
-    .option('--queue <redis-url>', 'run on workers taking jobs from Redis (redis://HOST:PORT; start them with propbot worker)', parseRedisUrl)
+    .option('--queue <redis-url>', 'run on workers taking jobs from Redis (redis://HOST:PORT; start them with propbot worker)', parseQueueUrl)
     .option('--top <n>', 'rows shown in the table (default 20)', parsePositiveInt);
 }
 
-function parseRedisUrl(value: string): string {
-  if (!/^redis:\/\/[^/\s]+(\/\d+)?$/.test(value)) throw new InvalidArgumentError(`expected redis://HOST:PORT, got ${JSON.stringify(value)}`);
+function parseQueueUrl(value: string): string {
+  const problem = redisUrlProblem(value);
+  if (problem !== null) throw new InvalidArgumentError(problem);
   return value;
 }
 
@@ -99,11 +101,11 @@ export function searchChoice(opts: SearchCliOptions): SearchChoice {
   };
 }
 
-/** Worker threads here, or the Redis queue; `close` when done. */
+/** Worker threads here, or the Redis queue (an error naming --queue when it does not answer); `close` when done. */
 export async function jobRunner(opts: Pick<SearchCliOptions, 'workers' | 'queue'>, jobs: number): Promise<JobRunner & { close(): Promise<void> }> {
   if (opts.queue !== undefined) {
     const { RedisJobRunner } = await import('../research/queue.js');
-    return new RedisJobRunner(opts.queue);
+    return RedisJobRunner.open(opts.queue);
   }
   const pool = new SweepPool(Math.max(1, Math.min(opts.workers ?? availableParallelism(), jobs)));
   return { run: (list, onRow) => pool.run(list, (row) => onRow?.(row)), close: () => pool.close() };

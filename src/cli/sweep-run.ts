@@ -25,8 +25,8 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
   const bar = showProgress
     ? new cliProgress.SingleBar({ format: 'sweep [{bar}] {value}/{total} runs', stream: process.stderr, clearOnComplete: true }, cliProgress.Presets.shades_classic)
     : undefined;
-  bar?.start(total, 0);
   const runner = await jobRunner(opts, total);
+  bar?.start(total, 0);
   let done = 0;
   let result;
   try {

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 export interface Fingerprint {
   /** `version+hash` of the running propbot build (every module of it). */
   readonly propbot: string;
-  /** sha256 of each data file and of the strategy file, by the path the job names. */
+  /** sha256 of each data file and of the strategy file, by the name the job gives it (a path, or a data URL). */
   readonly files: Readonly<Record<string, string>>;
 }
 
@@ -47,10 +47,13 @@ export function propbotBuild(): string {
   return buildCache;
 }
 
-/** The fingerprint of the files a job reads (the strategy counts when it is a file). */
-export function fingerprintOf(files: readonly string[]): Fingerprint {
+/**
+ * The fingerprint of the files a job reads, each under `key` (the coordinator's name for it) and read
+ * from `file` (where this machine has it). A strategy counts when it is a file, not a package name.
+ */
+export function fingerprintOf(files: ReadonlyArray<{ readonly key: string; readonly file: string }>): Fingerprint {
   const out: Record<string, string> = {};
-  for (const f of files) if (existsSync(f) && statSync(f).isFile()) out[f] = fileSha256(f);
+  for (const { key, file } of files) if (existsSync(file) && statSync(file).isFile()) out[key] = fileSha256(file);
   return { propbot: propbotBuild(), files: out };
 }
 

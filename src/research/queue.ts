@@ -1,70 +1,80 @@
 /**
  * Sweeps across machines on BullMQ over Redis. The coordinator (`propbot sweep|walkforward --queue`)
- * turns each run into a job; `propbot worker --queue` on any number of machines takes them.
+ * turns each run into a job; `propbot worker --queue` on any number of machines takes them. A job is
+ * a sweep run (answered with its row of figures) or a whole backtest (walk-forward's stitched
+ * out-of-sample run, answered with its full result), stored and read back the same way.
  *
  * Nothing lost, nothing counted twice:
  * - A job's id is its scenario hash (data, strategy and propbot build, see `fingerprint.ts`) and the
  *   hash of the run itself, so adding it twice adds it once.
- * - A worker writes its row into the Redis hash `propbot:results:<scenario hash>` under the run's hash
- *   with HSETNX: a job a stalled worker finished after another took it over writes nothing new.
+ * - A worker writes its answer into the Redis hash `propbot:results:<scenario hash>` under the run's
+ *   hash with HSETNX: a job a stalled worker finished after another took it over writes nothing new.
  * - A worker that dies mid-job (SIGKILL, a machine lost) stops renewing its lock; BullMQ's stalled-job
- *   check hands the job to another worker. The coordinator reads rows from the hash only, one per run.
- * - A row already in the hash (an earlier run of the same sweep) is used as it is, not computed again.
+ *   check hands the job to another worker. The coordinator reads answers from the hash only, one per run.
+ * - An answer already in the hash (an earlier run of the same sweep) is used as it is, not computed again.
  * - A worker whose data or build differs refuses the job (the error names both hashes) and the
  *   coordinator stops with that error.
  * The backtest runs on a worker thread, so the worker's own thread stays free to renew its locks.
+ *
+ * Where a worker finds the data: a URL it fetches itself (its cache keeps files by content hash, so a
+ * file it holds is not fetched again); a path under the coordinator's working directory under its own
+ * `dataRoot` when it has one; any path by file name in its `dataDir`; else the coordinator's path.
  */
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { ConfigError, PropbotError } from '../core/errors.js';
+import { parseRedisUrl, redactRedisUrl } from '../core/redis-url.js';
+import { DataFetchError, fetchDataFile } from '../feed/files/remote.js';
+import { decodeResult } from '../report/result-codec.js';
+import type { BacktestResult } from '../report/types.js';
+import type { BacktestJob } from '../runtime/backtest-job.js';
 import { SweepPool } from '../runtime/sweep-pool.js';
-import type { SweepJob, SweepRow } from '../runtime/sweep.js';
+import type { JobMarket, SweepJob, SweepRow } from '../runtime/sweep.js';
 import { fingerprintOf, mismatch, stableHash, type Fingerprint } from './fingerprint.js';
 import type { JobRunner } from './search.js';
 
 export const QUEUE_NAME = 'propbot-runs';
 const PREFIX = 'propbot';
-/** Rows stay this long after their last write; a sweep run again within it reuses them. */
+/** Answers stay this long after their last write; a sweep run again within it reuses them. */
 const RESULT_TTL_S = 7 * 86_400;
 
 /** `redis://[user:password@]HOST:PORT[/DB]` to BullMQ connection options. */
-export function redisConnection(url: string): ConnectionOptions {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new ConfigError('--queue', `expected redis://HOST:PORT, got ${JSON.stringify(url)}`);
-  }
-  if (u.protocol !== 'redis:' || !u.hostname) throw new ConfigError('--queue', `expected redis://HOST:PORT, got ${JSON.stringify(url)}`);
-  const db = u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0;
-  if (!Number.isSafeInteger(db) || db < 0) throw new ConfigError('--queue', `database in ${JSON.stringify(url)} must be a whole number`);
+export function redisConnection(url: string, where = '--queue'): ConnectionOptions {
   return {
-    host: u.hostname,
-    port: u.port ? Number(u.port) : 6379,
-    db,
-    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
-    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...parseRedisUrl(url, where),
     // BullMQ workers block on Redis; it asks for no per-request retry limit.
     maxRetriesPerRequest: null,
   };
 }
 
-interface QueuedRun {
-  readonly job: SweepJob;
+type Run = { readonly kind: 'sweep'; readonly job: SweepJob } | { readonly kind: 'backtest'; readonly job: BacktestJob };
+
+type QueuedRun = Run & {
   readonly fingerprint: Fingerprint;
   readonly scenario: string;
   readonly run: string;
+  /** The coordinator's working directory: what a worker's `dataRoot` stands for. */
+  readonly cwd: string;
+};
+
+/** What decides an answer: the job without its position in this sweep or the local copy of URL data. */
+function runHash(run: Run): string {
+  const { index: _index, ...rest } = run.job as SweepJob;
+  return stableHash({ kind: run.kind, ...rest, markets: run.job.markets.map(dataName) });
 }
 
-/** What decides a row: the job without its position in this sweep. */
-function runHash(job: SweepJob): string {
-  const { index: _index, ...rest } = job;
-  return stableHash(rest);
+function dataName(m: JobMarket): JobMarket {
+  return m.url !== undefined ? { ...m, file: m.url } : m;
 }
 
-function filesOf(job: SweepJob): string[] {
-  return [...job.markets.map((m) => m.file), job.strategy];
+function strategyFiles(run: Run): string[] {
+  return run.kind === 'sweep' ? [run.job.strategy] : [...new Set(run.job.strategies.map((s) => s.use))];
+}
+
+function describeRun(run: Run): string {
+  return run.kind === 'sweep' ? `run ${run.job.index} (${JSON.stringify(run.job.params)})` : `backtest "${run.job.name}"`;
 }
 
 const resultsKey = (scenario: string): string => `${PREFIX}:results:${scenario}`;
@@ -82,32 +92,90 @@ export class RedisJobRunner implements JobRunner {
   readonly #results: Redis;
   readonly #pollMs: number;
 
-  constructor(url: string, options: { pollMs?: number } = {}) {
-    const connection = redisConnection(url);
+  /** A runner on the queue at `url`, once Redis answers there (a ConfigError at `where` when it does not). */
+  static async open(url: string, options: { pollMs?: number; where?: string } = {}): Promise<RedisJobRunner> {
+    const where = options.where ?? '--queue';
+    const connection = redisConnection(url, where);
+    // One try, not BullMQ's endless reconnecting: a wrong address is the user's to fix, now.
+    const probe = new Redis({ ...(connection as RedisOptions), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 5000 });
+    // The error event says why (ECONNREFUSED); the rejection only that the connection closed.
+    let cause: Error | undefined;
+    probe.on('error', (err: Error) => {
+      cause ??= err;
+    });
+    try {
+      await probe.connect();
+      await probe.ping();
+    } catch (err) {
+      throw new ConfigError(where, `cannot reach the queue at ${redactRedisUrl(url)}: ${(cause ?? (err as Error)).message}`);
+    } finally {
+      probe.disconnect();
+    }
+    return new RedisJobRunner(url, options);
+  }
+
+  constructor(url: string, options: { pollMs?: number; where?: string } = {}) {
+    const connection = redisConnection(url, options.where);
     this.#queue = new Queue(QUEUE_NAME, { connection, prefix: PREFIX });
     this.#results = new Redis(connection as RedisOptions);
     this.#pollMs = options.pollMs ?? 200;
+    // Redis lost mid-sweep: say so once, and wait for it to come back (the clients reconnect).
+    let warned = false;
+    const lost = (err: Error): void => {
+      if (warned) return;
+      warned = true;
+      process.stderr.write(`propbot: lost the queue at ${redactRedisUrl(url)} (${err.message}); waiting for it to come back\n`);
+    };
+    this.#queue.on('error', lost);
+    this.#results.on('error', lost);
+    this.#results.on('ready', () => {
+      warned = false;
+    });
   }
 
   async run(jobs: readonly SweepJob[], onRow?: (row: SweepRow) => void): Promise<SweepRow[]> {
-    const client = this.#results;
-    const queued: QueuedRun[] = jobs.map((job) => {
-      const fingerprint = fingerprintOf(filesOf(job));
-      return { job, fingerprint, scenario: stableHash({ fingerprint, strategy: job.strategy }).slice(0, 24), run: runHash(job) };
+    const rows: SweepRow[] = new Array(jobs.length);
+    await this.#complete(
+      jobs.map((job) => ({ kind: 'sweep', job })),
+      (i, text) => {
+        const row = { ...(JSON.parse(text) as SweepRow), index: jobs[i]!.index };
+        rows[i] = row;
+        onRow?.(row);
+      },
+    );
+    return rows;
+  }
+
+  async backtest(job: BacktestJob): Promise<BacktestResult> {
+    let text = '';
+    await this.#complete([{ kind: 'backtest', job }], (_i, answer) => {
+      text = answer;
     });
-    const rows: Array<SweepRow | undefined> = new Array(jobs.length);
-    const take = (i: number, raw: string): void => {
-      const row = { ...(JSON.parse(raw) as SweepRow), index: jobs[i]!.index };
-      rows[i] = row;
-      onRow?.(row);
+    return decodeResult(text);
+  }
+
+  /** Queue the runs not answered yet, then wait until every one is, calling `take` once for each. */
+  async #complete(runs: readonly Run[], take: (i: number, text: string) => void): Promise<void> {
+    const client = this.#results;
+    const cwd = process.cwd();
+    const queued: QueuedRun[] = runs.map((run) => {
+      const fingerprint = fingerprintOf([
+        ...run.job.markets.map((m) => ({ key: m.url ?? m.file, file: m.file })),
+        ...strategyFiles(run).map((f) => ({ key: f, file: f })),
+      ]);
+      return { ...run, fingerprint, scenario: stableHash({ fingerprint, strategy: strategyFiles(run) }).slice(0, 24), run: runHash(run), cwd };
+    });
+    const done = new Array<boolean>(runs.length).fill(false);
+    const answered = async (i: number): Promise<boolean> => {
+      const stored = await client.hget(resultsKey(queued[i]!.scenario), queued[i]!.run);
+      if (stored === null) return false;
+      done[i] = true;
+      take(i, stored);
+      return true;
     };
     for (const [i, q] of queued.entries()) {
-      const stored = await client.hget(resultsKey(q.scenario), q.run);
-      if (stored !== null) {
-        take(i, stored);
-        continue;
-      }
-      await this.#queue.add('run', q, {
+      if (await answered(i)) continue;
+      await this.#queue.add(q.kind, q, {
         jobId: `${q.scenario}-${q.run}`,
         attempts: 3,
         backoff: { type: 'fixed', delay: 1000 },
@@ -115,27 +183,20 @@ export class RedisJobRunner implements JobRunner {
         removeOnFail: { age: 86_400 },
       });
     }
-    for (;;) {
-      const open = queued.map((q, i) => ({ q, i })).filter(({ i }) => rows[i] === undefined);
-      if (open.length === 0) break;
-      for (const { q, i } of open) {
-        const stored = await client.hget(resultsKey(q.scenario), q.run);
-        if (stored !== null) {
-          take(i, stored);
-          continue;
-        }
+    while (done.includes(false)) {
+      for (const [i, q] of queued.entries()) {
+        if (done[i] || (await answered(i))) continue;
         const id = `${q.scenario}-${q.run}`;
         if ((await this.#queue.getJobState(id)) === 'failed') {
           const job = (await this.#queue.getJob(id)) as Job | undefined;
           const reason = job?.failedReason ?? 'unknown';
           await this.#queue.remove(id).catch(() => undefined);
           if (reason.startsWith('mismatch: ')) throw new MismatchError(`a worker refused the run: ${reason.slice(10)}`);
-          throw new PropbotError('queue_run_failed', `run ${jobs[i]!.index} (${JSON.stringify(jobs[i]!.params)}) failed on a worker: ${reason}`);
+          throw new PropbotError('queue_run_failed', `${describeRun(q)} failed on a worker: ${reason}`);
         }
       }
       await new Promise((r) => setTimeout(r, this.#pollMs));
     }
-    return rows as SweepRow[];
   }
 
   async close(): Promise<void> {
@@ -152,44 +213,46 @@ export interface QueueWorkerOptions {
   readonly stallMs?: number;
   /** Read data files from here (by file name) instead of the coordinator's paths. */
   readonly dataDir?: string;
+  /** Read data files under the coordinator's working directory from the same place under this folder. */
+  readonly dataRoot?: string;
+  /** Where fetched URL data is kept (default: `dataCacheDir()`). */
+  readonly cacheDir?: string;
   readonly log?: (line: string) => void;
 }
 
 /** The worker's side: take jobs until `close()`. */
-export async function startQueueWorker(options: QueueWorkerOptions): Promise<{ close: () => Promise<void> }> {
+export async function startQueueWorker(given: QueueWorkerOptions): Promise<{ close: () => Promise<void> }> {
+  if (given.dataDir !== undefined && given.dataRoot !== undefined) throw new ConfigError('--data-root', 'give --data-root or --data-dir, not both');
+  const options: QueueWorkerOptions = {
+    ...given,
+    ...(given.dataDir !== undefined ? { dataDir: folder(given.dataDir, '--data-dir') } : {}),
+    ...(given.dataRoot !== undefined ? { dataRoot: folder(given.dataRoot, '--data-root') } : {}),
+  };
   const threads = options.threads ?? 1;
   const pool = new SweepPool(threads);
   const log = options.log ?? (() => undefined);
   const stallMs = options.stallMs ?? 30_000;
   const connection = redisConnection(options.url);
   const results = new Redis(connection as RedisOptions);
-  const local = (file: string): string => (options.dataDir !== undefined ? path.join(options.dataDir, path.basename(file)) : file);
   const worker: Worker<QueuedRun, boolean> = new Worker<QueuedRun, boolean>(
     QUEUE_NAME,
     async (bull: Job<QueuedRun>): Promise<boolean> => {
       const q = bull.data;
-      const dataFiles = new Set(q.job.markets.map((m) => m.file));
-      const job: SweepJob = { ...q.job, markets: q.job.markets.map((m) => ({ ...m, file: local(m.file) })) };
-      const mine = fingerprintOf(filesOf(job));
-      const byCoordinatorPath: Fingerprint = {
-        propbot: mine.propbot,
-        files: Object.fromEntries(Object.keys(q.fingerprint.files).flatMap((f) => {
-          const h = mine.files[dataFiles.has(f) ? local(f) : f];
-          return h === undefined ? [] : [[f, h]];
-        })),
-      };
-      const why = mismatch(q.fingerprint, byCoordinatorPath, (f) => (dataFiles.has(f) ? `data file ${local(f)}` : `strategy ${f}`));
-      if (why) {
-        log(`refused run ${q.job.index}: ${why}`);
-        throw new UnrecoverableError(`mismatch: ${why}`);
+      const run = await onThisMachine(q);
+      const what = q.kind === 'sweep' ? `run ${q.job.index} ${JSON.stringify(q.job.params)}` : `backtest "${q.job.name}"`;
+      log(`${what} started`);
+      let answer: string;
+      if (run.kind === 'sweep') {
+        const [row] = await pool.run([run.job]);
+        const { index: _index, ...stored } = row!;
+        answer = JSON.stringify(stored);
+      } else {
+        answer = await pool.backtest(run.job);
       }
-      log(`run ${q.job.index} ${JSON.stringify(q.job.params)} started`);
-      const [row] = await pool.run([job]);
       const key = resultsKey(q.scenario);
-      const { index: _index, ...stored } = row!;
-      const fresh = await results.hsetnx(key, q.run, JSON.stringify(stored));
+      const fresh = await results.hsetnx(key, q.run, answer);
       await results.expire(key, RESULT_TTL_S);
-      log(`run ${q.job.index} ${fresh ? 'done' : 'done (already stored by another worker)'}`);
+      log(`${q.kind === 'sweep' ? `run ${q.job.index}` : what} ${fresh ? 'done' : 'done (already stored by another worker)'}`);
       return fresh === 1;
     },
     {
@@ -210,4 +273,56 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<{ c
       results.disconnect();
     },
   };
+
+  /** The run with its data files where this machine has them, refused unless every file is the coordinator's. */
+  async function onThisMachine(q: QueuedRun): Promise<Run> {
+    const what = q.kind === 'sweep' ? `run ${q.job.index}` : `backtest "${q.job.name}"`;
+    const markets: JobMarket[] = [];
+    for (const m of q.job.markets) {
+      try {
+        markets.push({ ...m, file: await localFile(m, q, options, log) });
+      } catch (err) {
+        if (!(err instanceof DataFetchError)) throw err;
+        log(`${what}: ${err.message}`);
+        // A 404 stays a 404: fail the job now rather than after every retry.
+        throw err.permanent ? new UnrecoverableError(err.message) : err;
+      }
+    }
+    const local = new Map(q.job.markets.map((m, i) => [m.url ?? m.file, markets[i]!]));
+    const mine = fingerprintOf([
+      ...q.job.markets.map((m, i) => ({ key: m.url ?? m.file, file: markets[i]!.file })),
+      ...strategyFiles(q).map((f) => ({ key: f, file: f })),
+    ]);
+    const why = mismatch(q.fingerprint, mine, (key) => {
+      const m = local.get(key);
+      return m === undefined ? `strategy ${key}` : m.url !== undefined ? `data ${m.url}` : `data file ${m.file}`;
+    });
+    if (why) {
+      log(`refused ${what}: ${why}`);
+      throw new UnrecoverableError(`mismatch: ${why}`);
+    }
+    return q.kind === 'sweep' ? { kind: 'sweep', job: { ...q.job, markets } } : { kind: 'backtest', job: { ...q.job, markets } };
+  }
+}
+
+/** Where this machine reads a market's data (see the module comment); `log` hears of a download. */
+async function localFile(m: JobMarket, q: QueuedRun, o: QueueWorkerOptions, log: (line: string) => void): Promise<string> {
+  if (m.url !== undefined) {
+    const sha256 = q.fingerprint.files[m.url];
+    const got = await fetchDataFile(m.url, { ...(sha256 !== undefined ? { sha256 } : {}), ...(o.cacheDir !== undefined ? { cacheDir: o.cacheDir } : {}) });
+    if (got.how !== 'cache') log(`data ${m.url} fetched into ${got.file}`);
+    return got.file;
+  }
+  if (o.dataRoot !== undefined) {
+    const relative = path.relative(q.cwd, m.file);
+    if (relative !== '' && !path.isAbsolute(relative) && relative.split(path.sep)[0] !== '..') return path.join(o.dataRoot, relative);
+  }
+  if (o.dataDir !== undefined) return path.join(o.dataDir, path.basename(m.file));
+  return m.file;
+}
+
+function folder(dir: string, flag: string): string {
+  const full = path.resolve(dir);
+  if (!existsSync(full) || !statSync(full).isDirectory()) throw new ConfigError(flag, `${full} is not a folder`);
+  return full;
 }

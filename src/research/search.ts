@@ -10,6 +10,8 @@
  * a run stops as soon as the account fails a challenge rule, whatever the method.
  */
 import { ConfigError } from '../core/errors.js';
+import type { BacktestResult } from '../report/types.js';
+import type { BacktestJob } from '../runtime/backtest-job.js';
 import { sampleCombinations, type PruneSpec, type SweepJob, type SweepRow } from '../runtime/sweep.js';
 import { lossOf, objectiveValue, OBJECTIVES, violation, type Constraint, type ObjectiveName } from './objectives.js';
 import { SeededRandom } from './random.js';
@@ -22,6 +24,8 @@ export type SearchMethod = (typeof SEARCH_METHODS)[number];
 /** Runs jobs somewhere and answers with their rows, in job order. */
 export interface JobRunner {
   run(jobs: readonly SweepJob[], onRow?: (row: SweepRow) => void): Promise<SweepRow[]>;
+  /** A whole backtest (walk-forward's out-of-sample run) run there too; without it, it runs in this process. */
+  backtest?(job: BacktestJob): Promise<BacktestResult>;
 }
 
 export interface SearchOptions {

@@ -18,7 +18,8 @@ import { computeMetrics } from '../report/metrics.js';
 import { buildReportJson, type ReportJson } from '../report/report-json.js';
 import type { BacktestResult } from '../report/types.js';
 import { runBacktest } from '../runtime/backtest.js';
-import { scenarioMarkets, type Scenario } from '../runtime/scenario.js';
+import { backtestJobOptions, type BacktestJob } from '../runtime/backtest-job.js';
+import { scenarioMarkets, withScenarioDataNames, type Scenario } from '../runtime/scenario.js';
 import type { SweepRow } from '../runtime/sweep.js';
 import { loadStrategy } from '../strategy/loader.js';
 import { warmupMs as strategyWarmupMs } from '../strategy/window.js';
@@ -52,6 +53,7 @@ export interface WalkForwardOptions {
   /** Overrides the strategy's own warm-up. */
   readonly warmupMs?: number;
   readonly search: WalkForwardSearch;
+  /** Where the train searches and the stitched out-of-sample run are made (threads here, or a queue). */
   readonly runner: JobRunner;
   /** After each window's train search. */
   readonly onSearched?: (progress: { index: number; total: number; best: SweepRow | null; trials: number }) => void;
@@ -177,13 +179,14 @@ export async function runWalkForward(o: WalkForwardOptions): Promise<WalkForward
     o.onSearched?.({ index: searched.length - 1, total: plans.length, best, trials: result.trials.length });
   }
 
-  // One account across every test slice, each window's choice trading only its own slice.
+  // One account across every test slice, each window's choice trading only its own slice: one run,
+  // made where the searches ran (a queue's workers, when there is one).
   const strategy = scenario.strategies[0]!;
   const traded = searched.filter((s) => s.best !== null);
   let oos: BacktestResult | null = null;
   if (traded.length > 0) {
     const first = plans[0]!.testFrom;
-    const outcome = await runBacktest({
+    const job: BacktestJob = {
       name: `${scenario.name} walk-forward (out of sample)`,
       markets: scenarioMarkets(scenario),
       strategies: traded.map((s) => ({
@@ -192,7 +195,7 @@ export async function runWalkForward(o: WalkForwardOptions): Promise<WalkForward
         name: `${nameOf(strategy.use)}.w${plans.indexOf(s.plan) + 1}`,
         window: { from: s.plan.testFrom, to: s.plan.testTo },
       })),
-      balance: scenario.balance,
+      balance: scenario.balance.toString(),
       accountType: scenario.accountType,
       seed: scenario.seed,
       cwd: scenario.baseDir,
@@ -200,9 +203,10 @@ export async function runWalkForward(o: WalkForwardOptions): Promise<WalkForward
       to: plans[plans.length - 1]!.testTo,
       reportFrom: first,
       ...(scenario.phase !== undefined ? { phase: scenario.phase } : {}),
-      ...(scenario.risk !== undefined ? { risk: scenario.risk } : {}),
-    });
-    oos = outcome.result;
+      ...(scenario.risk !== undefined ? { risk: scenario.risk as Record<string, unknown> } : {}),
+    };
+    const result = o.runner.backtest ? await o.runner.backtest(job) : (await runBacktest(backtestJobOptions(job))).result;
+    oos = withScenarioDataNames(result, scenario.markets);
   }
 
   const windows: WindowResult[] = searched.map(({ plan, search: result, best }) => {

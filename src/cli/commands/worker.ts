@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { redactRedisUrl } from '../../core/redis-url.js';
 import { parsePositiveInt } from '../args.js';
 
 interface WorkerCliOptions {
@@ -6,6 +7,7 @@ interface WorkerCliOptions {
   threads?: number;
   stallMs?: number;
   dataDir?: string;
+  dataRoot?: string;
 }
 
 /**
@@ -19,7 +21,8 @@ export function registerWorker(program: Command): void {
     .requiredOption('--queue <redis-url>', 'the queue: redis://HOST:PORT')
     .option('--threads <n>', 'backtests at once (default 1)', parsePositiveInt)
     .option('--stall-ms <ms>', 'a job whose worker stops renewing its lock this long is handed to another worker (default 30000)', parsePositiveInt)
-    .option('--data-dir <dir>', "read data files from here, by file name, instead of the coordinator's paths")
+    .option('--data-root <dir>', "read data files under the coordinator's working directory from the same place under this folder (a checkout or copy of the coordinator's tree)")
+    .option('--data-dir <dir>', "read every data file from this folder, by file name, instead of the coordinator's paths")
     .action(async (opts: WorkerCliOptions) => {
       const { redisConnection, startQueueWorker } = await import('../../research/queue.js');
       redisConnection(opts.queue);
@@ -30,8 +33,9 @@ export function registerWorker(program: Command): void {
         ...(opts.threads !== undefined ? { threads: opts.threads } : {}),
         ...(opts.stallMs !== undefined ? { stallMs: opts.stallMs } : {}),
         ...(opts.dataDir !== undefined ? { dataDir: opts.dataDir } : {}),
+        ...(opts.dataRoot !== undefined ? { dataRoot: opts.dataRoot } : {}),
       });
-      log(`worker ready on ${opts.queue.replace(/\/\/[^@]*@/, '//***@')} (pid ${process.pid})`);
+      log(`worker ready on ${redactRedisUrl(opts.queue)} (pid ${process.pid})`);
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           log('stopping: finishing the runs in hand');
