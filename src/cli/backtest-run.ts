@@ -107,6 +107,7 @@ export function buildScenario(file: string | undefined, opts: BacktestCliOptions
     ...(base?.risk !== undefined ? { risk: base.risk } : {}),
     ...(base?.out !== undefined ? { out: base.out } : {}),
     ...(base?.log !== undefined ? { log: base.log } : {}),
+    ...(base?.research !== undefined ? { research: base.research } : {}),
   };
   checkRange(scenario.from, scenario.to);
   return scenario;

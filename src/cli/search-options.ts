@@ -5,11 +5,13 @@
  */
 import { Option, type Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import { locateConfigError } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
 import { redisUrlProblem } from '../core/redis-url.js';
 import { objectiveOf, parseConstraint, type ObjectiveName } from '../research/objectives.js';
 import { SEARCH_METHODS, type JobRunner, type SearchMethod } from '../research/search.js';
 import { searchSpace, type SearchSpace } from '../research/space.js';
+import type { Scenario } from '../runtime/scenario.js';
 import { SweepPool } from '../runtime/sweep-pool.js';
 import { parseGrid } from '../runtime/sweep.js';
 import { availableParallelism } from 'node:os';
@@ -28,7 +30,8 @@ export interface SearchCliOptions extends BacktestCliOptions {
   constraint?: string[];
   prune?: boolean;
   workers?: number;
-  queue?: string;
+  /** A Redis URL, or false for `--no-queue`. */
+  queue?: string | false;
   top?: number;
 }
 
@@ -56,7 +59,8 @@ export function addSearchOptions(command: Command): Command {
     .option('--batch <n>', 'tpe: trials proposed together (default 4; the same seed and batch give the same trials)', parsePositiveInt)
     .option('--no-prune', 'tpe: run every trial to its end (default: stop clearly bad ones early)')
     .option('--workers <n>', 'worker threads (default: the number of cores)', parsePositiveInt)
-    .option('--queue <redis-url>', 'run on workers taking jobs from Redis (redis://HOST:PORT; start them with propbot worker)', parseQueueUrl)
+    .option('--queue <redis-url>', "run on workers taking jobs from Redis (redis://HOST:PORT; start them with propbot worker); overrides the scenario's research.queue", parseQueueUrl)
+    .option('--no-queue', "run here on worker threads even when the scenario names a queue (research.queue)")
     .option('--top <n>', 'rows shown in the table (default 20)', parsePositiveInt);
 }
 
@@ -101,11 +105,25 @@ export function searchChoice(opts: SearchCliOptions): SearchChoice {
   };
 }
 
-/** Worker threads here, or the Redis queue (an error naming --queue when it does not answer); `close` when done. */
-export async function jobRunner(opts: Pick<SearchCliOptions, 'workers' | 'queue'>, jobs: number): Promise<JobRunner & { close(): Promise<void> }> {
-  if (opts.queue !== undefined) {
+/**
+ * Worker threads here, or the Redis queue: `--queue`, else the scenario's `research.queue` (unless
+ * `--no-queue`). A queue that does not answer is an error naming the flag, or the key and its line.
+ * `close` when done.
+ */
+export async function jobRunner(
+  opts: Pick<SearchCliOptions, 'workers' | 'queue'>,
+  jobs: number,
+  scenario?: Pick<Scenario, 'research' | 'file'>,
+): Promise<JobRunner & { close(): Promise<void> }> {
+  const fromConfig = opts.queue === undefined ? scenario?.research?.queue : undefined;
+  const url = opts.queue === false ? undefined : (opts.queue ?? fromConfig);
+  if (url !== undefined) {
     const { RedisJobRunner } = await import('../research/queue.js');
-    return RedisJobRunner.open(opts.queue);
+    try {
+      return await RedisJobRunner.open(url, fromConfig !== undefined ? { where: 'research.queue' } : {});
+    } catch (err) {
+      throw fromConfig !== undefined && scenario?.file !== undefined ? locateConfigError(err, scenario.file) : err;
+    }
   }
   const pool = new SweepPool(Math.max(1, Math.min(opts.workers ?? availableParallelism(), jobs)));
   return { run: (list, onRow) => pool.run(list, (row) => onRow?.(row)), close: () => pool.close() };

@@ -25,7 +25,7 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
   const bar = showProgress
     ? new cliProgress.SingleBar({ format: 'sweep [{bar}] {value}/{total} runs', stream: process.stderr, clearOnComplete: true }, cliProgress.Presets.shades_classic)
     : undefined;
-  const runner = await jobRunner(opts, total);
+  const runner = await jobRunner(opts, total, scenario);
   bar?.start(total, 0);
   let done = 0;
   let result;

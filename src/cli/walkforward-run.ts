@@ -15,7 +15,7 @@ export async function runWalkForwardCommand(scenarioFile: string | undefined, op
   const stepMs = opts.step !== undefined ? parseDuration(opts.step, '--step') : testMs;
   const warmupMs = opts.warmup !== undefined ? parseDuration(opts.warmup, '--warmup') : undefined;
   const progress = opts.progress !== false && !opts.json;
-  const runner = await jobRunner(opts, Number.POSITIVE_INFINITY);
+  const runner = await jobRunner(opts, Number.POSITIVE_INFINITY, scenario);
   let result;
   try {
     result = await runWalkForward({

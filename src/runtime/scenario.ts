@@ -13,6 +13,7 @@ import { ACCOUNT_TYPES, MARKET_CATEGORIES, type AccountType, type MarketCategory
 import { Dec } from '../core/decimal.js';
 import { configKeyLine, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
+import { redisUrlProblem } from '../core/redis-url.js';
 import { DataFetchError, dataUrlProblem, fetchDataFile, isDataUrl, type FetchDataOptions } from '../feed/files/remote.js';
 import { FILE_LAYOUTS, type FileLayout } from '../feed/files/types.js';
 import type { BacktestResult } from '../report/types.js';
@@ -59,10 +60,17 @@ export interface Scenario {
   readonly out?: string;
   readonly seed: string;
   readonly log?: LogLevel;
+  /** Where `sweep` and `walkforward` run (the scenario file's `research` block). */
+  readonly research?: ScenarioResearch;
   /** Base for relative paths. */
   readonly baseDir: string;
   /** The scenario file, when there is one. */
   readonly file?: string;
+}
+
+export interface ScenarioResearch {
+  /** The Redis queue `propbot worker`s take the runs from (`--queue` overrides it, `--no-queue` ignores it). */
+  readonly queue?: string;
 }
 
 /** A date in a config file: `2021-05-19` (UTC midnight), an ISO date-time, unix ms, or a YAML date. */
@@ -119,6 +127,21 @@ export const ScenarioSchema = z.strictObject({
   out: z.string().min(1).optional(),
   seed: z.string().min(1).default('propbot'),
   log: z.enum(LOG_LEVELS).optional(),
+  /** How `propbot sweep` and `propbot walkforward` run this scenario's searches. */
+  research: z
+    .strictObject({
+      /** `redis://HOST:PORT[/DB]`: put the runs on this queue for `propbot worker`s (as `--queue`, which overrides it). */
+      queue: z
+        .string()
+        .superRefine((url, ctx) => {
+          const problem = redisUrlProblem(url);
+          if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+        })
+        // for editors; the loader's check above says what is wrong
+        .meta({ pattern: '^(redis://\\S+|.*\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}.*)$' }),
+    })
+    .partial()
+    .optional(),
 });
 
 /** Read a scenario file. */
@@ -158,6 +181,7 @@ export function loadScenario(file: string): Scenario {
     ...(raw.risk !== undefined ? { risk: raw.risk as RiskGuardConfigInput } : {}),
     ...(raw.out !== undefined ? { out: path.resolve(baseDir, raw.out) } : {}),
     ...(raw.log !== undefined ? { log: raw.log } : {}),
+    ...(raw.research !== undefined ? { research: raw.research } : {}),
   };
   checkRange(scenario.from, scenario.to, file);
   return scenario;
