@@ -91,6 +91,10 @@ export {
   candlePeriodOf,
   detectLayout,
   FILE_LAYOUTS,
+  fetchDataFile,
+  dataCacheDir,
+  isDataUrl,
+  DataFetchError,
 } from './feed/files/index.js';
 export type {
   CandleRow,
@@ -103,8 +107,10 @@ export type {
   FileLayout,
   MergeSource,
   MergedRow,
+  FetchDataOptions,
+  FetchedData,
 } from './feed/files/index.js';
-export { buildReportJson, renderReportHtml, writeReport, computeMetrics, computeChallenge, computePropOdds, ORIGIN_KINDS } from './report/index.js';
+export { buildReportJson, renderReportHtml, writeReport, computeMetrics, computeChallenge, computePropOdds, ORIGIN_KINDS, encodeResult, decodeResult } from './report/index.js';
 export type {
   BacktestResult,
   FillRecord,

@@ -38,3 +38,4 @@ export { computePropOdds, type PropOdds } from './prop-odds.js';
 export { buildReportJson, REPORT_FORMAT, REPORT_VERSION, type ReportJson } from './report-json.js';
 export { renderReportHtml, escapeHtml, type HtmlReportOptions } from './html.js';
 export { writeReport } from './write.js';
+export { encodeResult, decodeResult } from './result-codec.js';

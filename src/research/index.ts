@@ -8,6 +8,8 @@ export { OBJECTIVES, OBJECTIVE_NAMES, objectiveOf, objectiveValue, lossOf, parse
 export type { ObjectiveName, Constraint } from './objectives.js';
 export { runSearch, rank, SEARCH_METHODS, MAX_GRID } from './search.js';
 export type { JobRunner, SearchMethod, SearchOptions, SearchResult } from './search.js';
+// what a JobRunner's backtest() is given: walk-forward's stitched out-of-sample run, as plain data
+export type { BacktestJob } from '../runtime/backtest-job.js';
 export { runWalkForward, planWindows, sliceFigures, parseDuration, formatDuration } from './walkforward.js';
 export type { WalkForwardOptions, WalkForwardResult, WindowPlan, WindowResult, SliceFigures } from './walkforward.js';
 export { buildWalkForwardJson, renderWalkForwardHtml, WALKFORWARD_FORMAT } from './walkforward-report.js';

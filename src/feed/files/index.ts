@@ -24,3 +24,4 @@ export {
   type CandleFileOptions,
 } from './types.js';
 export { StoreSnapshotReader, isSqliteFile, type StoreSnapshotOptions } from './store-snapshots.js';
+export { fetchDataFile, dataCacheDir, isDataUrl, DataFetchError, type FetchDataOptions, type FetchedData } from './remote.js';
