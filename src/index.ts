@@ -132,7 +132,7 @@ export * from './research/index.js';
 
 export * from './risk/index.js';
 
-export { Engine, LocalExchange, ENGINE_PRESETS, mergePresets, validatePresets, ENGINE_ACCOUNT_EVENT_TYPES } from './engine/index.js';
+export { Engine, LocalExchange, LocalReads, ENGINE_PRESETS, mergePresets, validatePresets, ENGINE_ACCOUNT_EVENT_TYPES } from './engine/index.js';
 export type {
   AccountSpec,
   EngineConfig,

@@ -173,10 +173,18 @@ export function accountEventView(e: AccountEventRec): AccountEvent {
   };
 }
 
+/** A phase's consistency limit as a fraction; the same few strings on every read of every account. */
+const LIMITS = new Map<string, ReturnType<typeof rawToDec>>();
+function consistencyLimit(pct: string): ReturnType<typeof rawToDec> {
+  let limit = LIMITS.get(pct);
+  if (limit === undefined) LIMITS.set(pct, (limit = new Dec(pct).div(100)));
+  return limit;
+}
+
 export function riskStatusView(a: AccountRt): RiskStatus {
   const equity = a.balance + a.upnl;
   const limitPct = a.rules.consistencyLimit;
-  const limit = limitPct === null ? ZERO_DEC : new Dec(limitPct).div(100);
+  const limit = limitPct === null ? ZERO_DEC : consistencyLimit(limitPct);
   let ratio: ReturnType<typeof rawToDec> | null = null;
   let met: boolean | null = null;
   if (a.periodStartEquity !== null && equity - a.periodStartEquity > 0n) {

@@ -12,6 +12,7 @@
  * Output values are JS numbers: they are pixels on a chart, never money math.
  */
 import type { Decimal } from 'decimal.js';
+import { fromFp9Raw } from '../core/fp9.js';
 import type { PriceCandle } from './types.js';
 
 export type PlotPoint = readonly [time: number, value: number];
@@ -105,4 +106,73 @@ export function toChartTime(points: readonly PlotPoint[]): PlotPoint[] {
     else if (!prev || t > prev[0]) out.push([t, v]);
   }
   return out;
+}
+
+/**
+ * A price series thinned while it streams, so a backtest's memory does not grow with its length:
+ * at most `2 × maxCandles` candles are kept; once full, neighbours merge pairwise (each kept candle
+ * then stands for twice as many), keeping the open of the first, the highest high, the lowest low and
+ * the close of the last, as `downsampleCandles` does. Prices stay fp9 integers until `candles()`.
+ */
+export class StreamingCandles {
+  readonly #max: number;
+  readonly #time: number[] = [];
+  readonly #open: bigint[] = [];
+  readonly #high: bigint[] = [];
+  readonly #low: bigint[] = [];
+  readonly #close: bigint[] = [];
+  /** Source candles per kept candle, and how many the last kept one holds so far. */
+  #per = 1;
+  #inLast = 0;
+
+  constructor(maxCandles = 2000) {
+    this.#max = 2 * Math.max(1, maxCandles);
+  }
+
+  /** One price: the first of a source candle at `candleStart`, else a move inside the current one. */
+  tick(time: number, priceFp9: bigint, candleStart: boolean): void {
+    const n = this.#time.length;
+    if (n === 0 || (candleStart && this.#inLast >= this.#per)) {
+      if (n === this.#max) this.#halve();
+      this.#time.push(time);
+      this.#open.push(priceFp9);
+      this.#high.push(priceFp9);
+      this.#low.push(priceFp9);
+      this.#close.push(priceFp9);
+      this.#inLast = 1;
+      return;
+    }
+    const i = n - 1;
+    if (candleStart) this.#inLast += 1;
+    if (priceFp9 > this.#high[i]!) this.#high[i] = priceFp9;
+    if (priceFp9 < this.#low[i]!) this.#low[i] = priceFp9;
+    this.#close[i] = priceFp9;
+  }
+
+  #halve(): void {
+    const n = this.#time.length;
+    let w = 0;
+    for (let r = 0; r < n; r += 2, w += 1) {
+      const s = r + 1 < n ? r + 1 : r;
+      this.#time[w] = this.#time[r]!;
+      this.#open[w] = this.#open[r]!;
+      this.#high[w] = this.#high[r]! > this.#high[s]! ? this.#high[r]! : this.#high[s]!;
+      this.#low[w] = this.#low[r]! < this.#low[s]! ? this.#low[r]! : this.#low[s]!;
+      this.#close[w] = this.#close[s]!;
+    }
+    for (const a of [this.#time, this.#open, this.#high, this.#low, this.#close]) a.length = w;
+    this.#per *= 2;
+    // the last kept candle is full: the next source candle starts a new one
+    this.#inLast = this.#per;
+  }
+
+  candles(): PriceCandle[] {
+    return this.#time.map((time, i) => ({
+      time,
+      open: fromFp9Raw(this.#open[i]!),
+      high: fromFp9Raw(this.#high[i]!),
+      low: fromFp9Raw(this.#low[i]!),
+      close: fromFp9Raw(this.#close[i]!),
+    }));
+  }
 }

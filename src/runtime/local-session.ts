@@ -23,7 +23,7 @@ import { CandleStreams } from '../feed/candles.js';
 import { ManualFeed } from '../feed/manual-feed.js';
 import { CANDLE_PERIOD_MS, type Candle, type CandlePeriod } from '../feed/types.js';
 import type { Observable } from 'rxjs';
-import { SnapshotPump } from '../feed/snapshot-pump.js';
+import { SnapshotPump, type PublishSelection } from '../feed/snapshot-pump.js';
 import { RiskGuard } from '../risk/guard.js';
 import type { RiskGuardConfigInput } from '../risk/config.js';
 import type { Store } from '../store/store.js';
@@ -33,7 +33,7 @@ import { withinWindow, type TradingWindow } from '../strategy/window.js';
 import type { StrategyStateStore } from '../strategy/state.js';
 import type { PipelineMetrics } from './metrics.js';
 import { Pipeline, type PipelineOptions } from './pipeline.js';
-import { replayTicks, type ReplayMarket, type ReplayStep } from './replay.js';
+import { TickInterleaver, type ReplayMarket, type ReplayStep } from './replay.js';
 
 /** Rows of one market, with what the read found (gaps, bad rows, the period). */
 export type CandleSource = AsyncIterable<CandleRow> & { readonly summary: ReadSummary };
@@ -135,6 +135,9 @@ export class LocalSession {
   /** Steps before this time are warm-up (unix ms); null without one. */
   readonly warmupEnd: number | null;
   readonly #pump: SnapshotPump;
+  readonly #syncReads: boolean;
+  /** An engine event touched the account since its snapshots were last published. */
+  #dirty = true;
   readonly #rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
   readonly #candles: PeriodCheckedCandles;
 
@@ -150,6 +153,7 @@ export class LocalSession {
     markets: Map<string, ReplayMarket>;
     readers: Map<string, CandleSource>;
     pump: SnapshotPump;
+    syncReads: boolean;
     rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
     candles: PeriodCheckedCandles;
     warmupEnd: number | null;
@@ -166,6 +170,7 @@ export class LocalSession {
     this.readers = init.readers;
     this.accountId = ACCOUNT;
     this.#pump = init.pump;
+    this.#syncReads = init.syncReads;
     this.#rows = init.rows;
     this.#candles = init.candles;
     this.warmupEnd = init.warmupEnd;
@@ -257,6 +262,8 @@ export class LocalSession {
     const logger = typeof options.logger === 'function' ? options.logger(clock) : (options.logger ?? silentLogger);
     const local = engine.exchangeFor(USER, { viaApiKey: true });
     const exchange = options.wrapExchange ? options.wrapExchange(local) : local;
+    // Unwrapped, the replay publishes through the engine's synchronous reads; a wrapper (metrics)
+    // sees every read, so then they go through it.
     const feed = new ManualFeed();
     const ids = new SeededIds(`${seed}:intents`);
     const candles = new PeriodCheckedCandles(feed, markets, options.markets, loaded.map((l) => l.name ?? l.strategy.name));
@@ -302,7 +309,7 @@ export class LocalSession {
       ...(options.onDecision ? { onDecision: options.onDecision } : {}),
       ...(options.onFinal ? { onFinal: options.onFinal } : {}),
     });
-    const pump = new SnapshotPump({ feed, exchange, clock, assets: allAssets, accountIds: [ACCOUNT] });
+    const pump = new SnapshotPump({ feed, exchange, clock, assets: allAssets, accountIds: [ACCOUNT], ...(exchange === local ? { reads: local.now } : {}) });
     return new LocalSession({
       engine,
       clock,
@@ -315,6 +322,7 @@ export class LocalSession {
       markets,
       readers,
       pump,
+      syncReads: exchange === local,
       rows: mergeByTime(sources),
       candles,
       warmupEnd: options.warmupCandles && options.from !== undefined ? options.from : null,
@@ -324,23 +332,24 @@ export class LocalSession {
   /**
    * Replay every candle: per tick, move the clock, apply the price in the engine, publish the
    * snapshots (strategies and the guard react synchronously), then wait for the executor to finish
-   * whatever they asked before the next price, as a live run would between two polls.
+   * whatever they asked before the next price, as a live run would between two polls. With the
+   * engine's synchronous reads a step costs no promise unless the executor has work in flight.
    */
   async run(hooks: RunHooks = {}): Promise<RunStats> {
     // Account snapshots are read again only when they can have changed: after an engine event on the
     // account (an order, a fill, funding, a lifecycle change), while a position is open (equity moves
     // with the price), and when a new UTC day starts (day-start equity). Reading them on every price
     // would cost most of a backtest's time and tell the strategies nothing new.
-    let dirty = true;
+    this.#dirty = true;
     const open = new Set<string>();
     const unsubscribe = this.engine.onEvent((e) => {
-      if (e.kind === 'order') dirty ||= e.order.trader === this.accountId;
+      if (e.kind === 'order') this.#dirty ||= e.order.trader === this.accountId;
       else if (e.kind === 'position') {
         if (e.event.trader !== this.accountId) return;
-        dirty = true;
+        this.#dirty = true;
         if (e.event.status === 'opened') open.add(e.event.idx);
         else open.delete(e.event.idx);
-      } else dirty ||= e.event.accountId === this.accountId;
+      } else this.#dirty ||= e.event.accountId === this.accountId;
     });
     let day = Math.floor(this.clock.now() / DAY_MS);
     let warming = this.warmupEnd !== null;
@@ -349,27 +358,21 @@ export class LocalSession {
     this.pipeline.start();
     // Accounts only: no market has a price before the first tick, and a snapshot of price 0 would
     // reach strategies and recorders as if it were a quote.
-    await this.#pump.publish({ markets: false });
+    await this.#publish({ markets: false });
     this.#candles.check();
-    dirty = false;
+    this.#dirty = false;
     let candles = 0;
     let ticks = 0;
     let firstTime: number | null = null;
     let lastTime: number | null = null;
-    let aborted = false;
-    for await (const step of replayTicks(this.#rows, this.markets)) {
-      if (hooks.signal?.aborted) {
-        aborted = true;
-        break;
-      }
+    const apply = (step: ReplayStep): Promise<void> | undefined => {
       if (warming && step.tick.time >= this.warmupEnd!) {
         warming = false;
         this.pipeline.warmingUp = false;
         // The account as the session starts, for whoever records it.
-        dirty = true;
+        this.#dirty = true;
         hooks.onWarmedUp?.({ candles: warmupCandles, until: this.warmupEnd! });
       }
-      if (hooks.pace && !warming) await hooks.pace(step);
       const { tick, market } = step;
       if (step.candleStart) {
         if (warming) warmupCandles += 1;
@@ -379,26 +382,68 @@ export class LocalSession {
       firstTime ??= tick.time;
       lastTime = tick.time;
       this.clock.set(tick.time);
-      this.engine.setIndexPrice(market.marketId, tick.price, tick.time);
+      this.engine.setIndexPriceFp9(market.marketId, tick.priceFp9, tick.time);
       const today = Math.floor(tick.time / DAY_MS);
       // Positions and orders change only by engine events; risk also moves with the price while a
       // position is open, and at a new day.
-      const books = dirty;
+      const books = this.#dirty;
       const accounts = books || open.size > 0 || today !== day;
       day = today;
-      dirty = false;
-      await this.#pump.publish({ accounts, books });
-      if (this.pipeline.busy) {
-        await this.pipeline.idle();
-        // What the executor did is visible before the next price.
-        if (dirty) await this.#pump.publish({ markets: false });
-        dirty = false;
-      }
+      this.#dirty = false;
+      const published = this.#publish({ accounts, books });
+      if (published !== undefined || this.pipeline.busy) return this.#settle(published, step, hooks);
       hooks.afterStep?.(step);
       this.#candles.check();
+      return undefined;
+    };
+    /** Plays steps in order; false once the run is aborted. */
+    const play = async (steps: readonly ReplayStep[]): Promise<boolean> => {
+      for (const step of steps) {
+        if (hooks.signal?.aborted) return false;
+        // Warm-up candles go at full speed; pacing starts with the first candle of the run.
+        if (hooks.pace && !(warming && step.tick.time < this.warmupEnd!)) await hooks.pace(step);
+        const pending = apply(step);
+        if (pending !== undefined) await pending;
+      }
+      return true;
+    };
+    const interleaver = new TickInterleaver(this.markets);
+    let aborted = false;
+    for await (const { key, source, row } of this.#rows) {
+      if (!(await play(interleaver.add(key, source, row)))) {
+        aborted = true;
+        break;
+      }
     }
+    if (!aborted) aborted = !(await play(interleaver.flush()));
     unsubscribe();
     return { candles, ticks, firstTime, lastTime, aborted };
+  }
+
+  /** Publish through the synchronous reads when the engine is unwrapped (undefined: done). */
+  #publish(selection: PublishSelection): Promise<void> | undefined {
+    if (this.#syncReads) {
+      this.#pump.publishNow(selection);
+      return undefined;
+    }
+    return this.#pump.publish(selection);
+  }
+
+  /** The rest of a step that has to wait: async reads, or the executor finishing what was asked. */
+  async #settle(published: Promise<void> | undefined, step: ReplayStep, hooks: RunHooks): Promise<void> {
+    if (published !== undefined) await published;
+    // What the executor did is visible before the next price, and what that makes the guard or a
+    // strategy ask (a kill switch flattening after a fill) is done before it too: a live run would
+    // see both before its next poll. Until nothing is in flight.
+    while (this.pipeline.busy) {
+      await this.pipeline.idle();
+      if (this.#dirty) {
+        this.#dirty = false;
+        await this.#publish({ markets: false });
+      }
+    }
+    hooks.afterStep?.(step);
+    this.#candles.check();
   }
 
   /** Stop strategies and wait for the executor. */
