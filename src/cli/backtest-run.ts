@@ -5,7 +5,7 @@ import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { ConfigError } from '../core/errors.js';
 import { createLogger } from '../core/logger.js';
-import { buildReportJson, type ReportJson } from '../report/report-json.js';
+import type { ReportJson } from '../report/report-json.js';
 import { writeReport } from '../report/write.js';
 import { runBacktest, type BacktestOptions } from '../runtime/backtest.js';
 import {
@@ -33,7 +33,7 @@ export async function runBacktestCommand(scenarioFile: string | undefined, opts:
   bar?.stop();
   const outDir = path.resolve(opts.out ?? scenario.out ?? path.join('out', safeName(scenario.name)));
   const written = await writeReport(outcome.result, outDir);
-  const json = buildReportJson(outcome.result);
+  const json = written.report;
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {

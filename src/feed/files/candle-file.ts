@@ -223,26 +223,26 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
     throw new DataFileError(this.file, held[1]?.line ?? 0, 'candles at least one second apart', `rows ${period} ms apart with the times read as ${UNIT_NAMES[unit ?? 'ms']}${hint}`);
   }
 
-  async #rows(detected: DetectedLayout, summary: MutableSummary): Promise<AsyncIterable<RawRow>> {
+  async #rows(detected: DetectedLayout, summary: MutableSummary): Promise<AsyncIterable<RawRow> | Iterable<RawRow>> {
     if (detected.layout === 'freqtrade-json') return readFreqtradeJson(this.file);
     const layout = detected as LineLayout;
-    const parseLines = async function* (lines: AsyncIterable<{ text: string; line: number }>): AsyncGenerator<RawRow> {
-      for await (const l of lines) yield { line: l.line, text: l.text, parsed: layout.parse(l.text) };
+    const parseLines = function* (lines: Iterable<{ text: string; line: number }>): Generator<RawRow> {
+      for (const l of lines) yield { line: l.line, text: l.text, parsed: layout.parse(l.text) };
     };
     const snapshots = layout.layout === 'propbot-snapshots' ? this.#assetFilter(layout) : undefined;
     if (snapshots) return snapshots;
-    if (layout.mayBeDescending && (await this.#isDescending(layout))) {
+    if (layout.mayBeDescending && this.#isDescending(layout)) {
       summary.order = 'descending';
-      const lastLine = await countLines(this.file);
+      const lastLine = countLines(this.file);
       return parseLines(readLinesBackward(this.file, layout.dataStart, lastLine));
     }
     return parseLines(readLinesForward(this.file, layout.dataStart, layout.dataLine));
   }
 
   /** Snapshot files may hold several assets: keep `options.asset`, or refuse a second asset. */
-  async *#assetFilter(layout: LineLayout): AsyncGenerator<RawRow> {
+  *#assetFilter(layout: LineLayout): Generator<RawRow> {
     let only = this.#options.asset;
-    for await (const l of readLinesForward(this.file, layout.dataStart, layout.dataLine)) {
+    for (const l of readLinesForward(this.file, layout.dataStart, layout.dataLine)) {
       if (l.text.trim() === '') continue;
       const s = parseSnapshotLine(l.text);
       if (s.ok) {
@@ -263,18 +263,18 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
   }
 
   /** Compare the first and the last data rows: newest-first files are read from the end. */
-  async #isDescending(layout: LineLayout): Promise<boolean> {
-    const firstTime = await firstValidTime(readLinesForward(this.file, layout.dataStart, layout.dataLine), layout);
-    const lastTime = await firstValidTime(readLinesBackward(this.file, layout.dataStart, 0), layout);
+  #isDescending(layout: LineLayout): boolean {
+    const firstTime = firstValidTime(readLinesForward(this.file, layout.dataStart, layout.dataLine), layout);
+    const lastTime = firstValidTime(readLinesBackward(this.file, layout.dataStart, 0), layout);
     return firstTime !== undefined && lastTime !== undefined && firstTime > lastTime;
   }
 }
 
 /** Time of the first parseable row among the first few lines of `lines`. */
-async function firstValidTime(lines: AsyncGenerator<{ text: string }>, layout: LineLayout): Promise<number | undefined> {
+function firstValidTime(lines: Generator<{ text: string }>, layout: LineLayout): number | undefined {
   let tries = 0;
   try {
-    for await (const l of lines) {
+    for (const l of lines) {
       if (l.text.trim() === '') continue;
       const p = layout.parse(l.text);
       if (p.ok) return p.time;
@@ -282,7 +282,7 @@ async function firstValidTime(lines: AsyncGenerator<{ text: string }>, layout: L
     }
     return undefined;
   } finally {
-    await lines.return(undefined);
+    lines.return(undefined);
   }
 }
 
