@@ -6,9 +6,9 @@
 import type { Decimal } from 'decimal.js';
 import type { PositionEvent } from '../api/types.js';
 import { Dec, ZERO } from '../core/decimal.js';
-import { roundFp9 } from '../core/fp9.js';
-import { rawToDec } from '../engine/fixed.js';
+import { roundFp9, toFp9Raw } from '../core/fp9.js';
 import { StreamingCandles } from '../report/downsample.js';
+import { Fp9EquitySample } from '../report/equity-sample.js';
 import { ENGINE_PRESETS, mergePresets, type EnginePresets } from '../engine/index.js';
 import type { ReadSummary } from '../feed/files/types.js';
 import type {
@@ -105,13 +105,15 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   // before the reset is carried as an offset, so drawdown and pnl measure trading, not the reset.
   const startPhase = engine.getAccount(accountId)?.currentPhase ?? 'active_evaluation';
   const transitions: Array<{ at: number; from: string; to: string }> = [];
-  let offset = ZERO;
+  // fp9 like the engine's figures it is added to (balances are whole fp9 units).
+  let offset = 0n;
+  const initialRaw = toFp9Raw(options.balance, 'exact', 'balance');
   const unsubscribe = engine.onEvent((e) => {
     if (e.kind === 'account') {
       const ev = e.event;
       if (ev.accountId === accountId && ev.eventType === 'phase_passed') {
-        const before = engine.riskStatus(accountId)?.currentBalance;
-        if (before) offset = offset.plus(before.minus(options.balance));
+        const before = engine.accountFigures(accountId)?.balance;
+        if (before !== undefined) offset += before - initialRaw;
         transitions.push({ at: e.at, from: String(ev.payload['fromPhase']), to: String(ev.payload['toPhase']) });
       }
       return;
@@ -206,7 +208,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
       lastMinute = minute;
       const figures = engine.accountFigures(accountId);
       if (figures) {
-        const sample = { time: t, equity: rawToDec(figures.equity).plus(offset) };
+        const sample = new Fp9EquitySample(t, figures.equity + offset);
         equity.push(sample);
         options.onSample?.(sample, engine.getAccount(accountId)?.currentPhase ?? startPhase);
       }
@@ -235,7 +237,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   const finalStatus = engine.riskStatus(accountId);
   const endTime = stats.lastTime ?? session.clock.now();
   if (finalStatus && (equity.length === 0 || equity[equity.length - 1]!.time !== endTime)) {
-    equity.push({ time: endTime, equity: finalStatus.currentEquity.plus(offset) });
+    equity.push(new Fp9EquitySample(endTime, toFp9Raw(finalStatus.currentEquity, 'exact') + offset));
   }
   const result: BacktestResult = {
     name: options.name ?? 'backtest',
