@@ -121,6 +121,7 @@ export type {
   PriceCandle,
   StrategyFailure,
   ReportJson,
+  ReportSummaryJson,
   ReportMetrics,
   ChallengeOutcome,
   HtmlReportOptions,

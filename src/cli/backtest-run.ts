@@ -1,12 +1,12 @@
 /**
  * The body of `propbot backtest`, loaded only when that command runs.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { ConfigError } from '../core/errors.js';
 import { createLogger } from '../core/logger.js';
-import type { ReportJson } from '../report/report-json.js';
-import { writeReport } from '../report/write.js';
+import { writeReport, type ReportSummaryJson } from '../report/write.js';
 import { runBacktest, type BacktestOptions } from '../runtime/backtest.js';
 import {
   checkRange,
@@ -35,7 +35,8 @@ export async function runBacktestCommand(scenarioFile: string | undefined, opts:
   const written = await writeReport(outcome.result, outDir);
   const json = written.report;
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    // The very text of report.json (its equity series is only in the file).
+    process.stdout.write(await readFile(written.json));
   } else {
     process.stdout.write(summaryTable(json, written));
   }
@@ -145,7 +146,7 @@ function progressBar(scenario: Scenario): { update: (p: { candles: number; time:
   };
 }
 
-function summaryTable(json: ReportJson, written: { json: string; html: string }): string {
+function summaryTable(json: ReportSummaryJson, written: { json: string; html: string }): string {
   const s = json.summary;
   const c = json.challenge;
   const rows: Array<[string, string]> = [
@@ -175,7 +176,7 @@ function summaryTable(json: ReportJson, written: { json: string; html: string })
 
 /** Lines shown in the console for one data file: how it was read, then its first bad rows and gaps. */
 const SHOWN = 3;
-function dataLines(d: ReportJson['data'][number]): string[] {
+function dataLines(d: ReportSummaryJson['data'][number]): string[] {
   const unit = { s: 'epoch seconds', ms: 'epoch ms', us: 'epoch µs', date: 'UTC dates' }[d.timeUnit ?? ''] ?? 'unknown';
   const period = d.periodMs === null ? 'unknown period' : describePeriod(d.periodMs);
   const head = [`${d.rows} rows of ${period}, times in ${unit}`];

@@ -177,6 +177,15 @@ function originJson(o: Origin | undefined): OriginJson | null {
 
 /** The report.json object (pass it to `JSON.stringify`). */
 export function buildReportJson(result: BacktestResult): ReportJson {
+  return assembleReport(result, result.equity.map((e) => ({ time: e.time, equity: money(e.equity) })));
+}
+
+/**
+ * The report with `equity` in its place but given by the caller. The report's equity series is as long
+ * as the run (a sample a minute): `writeReport` puts a marker there and streams the series into the
+ * file instead of holding it a second time as objects and text. Every figure is from the full series.
+ */
+export function assembleReport<E>(result: BacktestResult, equity: E): Omit<ReportJson, 'equity'> & { readonly equity: E } {
   const days = dailyPnlOf(result);
   const m = computeMetrics(result, days);
   const ch = computeChallenge(result, days);
@@ -269,7 +278,7 @@ export function buildReportJson(result: BacktestResult): ReportJson {
       trigger: f.trigger ? money(f.trigger) : null,
     })),
     funding: (result.funding ?? []).map((f) => ({ time: iso(f.time)!, market: f.market, amount: money(f.amount), origin: originJson({ kind: 'funding' })! })),
-    equity: result.equity.map((e) => ({ time: e.time, equity: money(e.equity) })),
+    equity,
     dailyPnl: days.map((d) => ({
       day: d.day,
       startEquity: money(d.startEquity),
