@@ -17,7 +17,7 @@ import { Executor } from '../execution/executor.js';
 import { readCandleFile } from '../feed/files/candle-file.js';
 import { describePeriod } from '../feed/files/to-candle.js';
 import { isSqliteFile, StoreSnapshotReader } from '../feed/files/store-snapshots.js';
-import { mergeByTime, type MergeSource } from '../feed/files/merge.js';
+import { mergeByTime, mergeByTimeSync, type MergedRow } from '../feed/files/merge.js';
 import type { CandleRow, Diagnostic, FileLayout, ReadSummary } from '../feed/files/types.js';
 import { CandleStreams } from '../feed/candles.js';
 import { ManualFeed } from '../feed/manual-feed.js';
@@ -36,7 +36,11 @@ import { Pipeline, type PipelineOptions } from './pipeline.js';
 import { TickInterleaver, type ReplayMarket, type ReplayStep } from './replay.js';
 
 /** Rows of one market, with what the read found (gaps, bad rows, the period). */
-export type CandleSource = AsyncIterable<CandleRow> & { readonly summary: ReadSummary };
+export type CandleSource = AsyncIterable<CandleRow> & {
+  readonly summary: ReadSummary;
+  /** Start a read and hand its rows over, synchronously where the source can (see CandleFileReader.open). */
+  open?(): Promise<Iterable<CandleRow> | AsyncIterable<CandleRow>>;
+};
 
 export interface LocalMarketSource {
   /** Base asset ticker the market is created with. */
@@ -138,7 +142,8 @@ export class LocalSession {
   readonly #syncReads: boolean;
   /** An engine event touched the account since its snapshots were last published. */
   #dirty = true;
-  readonly #rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
+  /** Merged rows of every market: synchronous when every source is (candle files are). */
+  readonly #rows: Iterable<MergedRow<CandleRow>> | AsyncIterable<MergedRow<CandleRow>>;
   readonly #candles: PeriodCheckedCandles;
 
   private constructor(init: {
@@ -154,7 +159,7 @@ export class LocalSession {
     readers: Map<string, CandleSource>;
     pump: SnapshotPump;
     syncReads: boolean;
-    rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
+    rows: Iterable<MergedRow<CandleRow>> | AsyncIterable<MergedRow<CandleRow>>;
     candles: PeriodCheckedCandles;
     warmupEnd: number | null;
   }) {
@@ -212,7 +217,7 @@ export class LocalSession {
     // Open every file and read its first row: the engine starts at the earliest candle, and each
     // market's candle period is known before the first tick.
     const readers = new Map<string, CandleSource>();
-    const sources: MergeSource<CandleRow>[] = [];
+    const sources: Array<{ key: string; rows: Iterable<CandleRow> | AsyncIterable<CandleRow> }> = [];
     const periods = new Map<string, number>();
     let start = Number.POSITIVE_INFINITY;
     for (const m of options.markets) {
@@ -226,16 +231,26 @@ export class LocalSession {
         reader = readCandleFile(m.file, fileOptions);
       }
       const warmup = options.warmupCandles ?? 0;
-      const filtered = withinRange(reader, options.from === undefined ? undefined : () => options.from! - warmup * (reader.summary.periodMs ?? 0), options.to);
-      const iterator = filtered[Symbol.asyncIterator]();
-      const first = await iterator.next();
-      if (first.done) throw new ConfigError(`markets.${m.asset}`, `no candles in ${m.file}${options.from !== undefined || options.to !== undefined ? ' within --from/--to' : ''}`);
+      const from = options.from === undefined ? undefined : () => options.from! - warmup * (reader.summary.periodMs ?? 0);
+      const rows = reader.open ? await reader.open() : reader;
+      let first: CandleRow | undefined;
+      let rest: Iterable<CandleRow> | AsyncIterable<CandleRow>;
+      if (Symbol.iterator in rows) {
+        const iterator = withinRangeSync(rows, from, options.to);
+        first = iterator.next().value ?? undefined;
+        rest = { [Symbol.iterator]: () => iterator };
+      } else {
+        const iterator = withinRange(rows, from, options.to);
+        first = (await iterator.next()).value ?? undefined;
+        rest = { [Symbol.asyncIterator]: () => iterator };
+      }
+      if (first === undefined) throw new ConfigError(`markets.${m.asset}`, `no candles in ${m.file}${options.from !== undefined || options.to !== undefined ? ' within --from/--to' : ''}`);
       const periodMs = reader.summary.periodMs;
       if (periodMs === null || periodMs <= 0) throw new ConfigError(`markets.${m.asset}`, `cannot tell the candle period of ${m.file}`);
       periods.set(m.asset, periodMs);
-      start = Math.min(start, first.value.time);
+      start = Math.min(start, first.time);
       readers.set(m.asset, reader);
-      sources.push({ key: m.asset, rows: prepend(first.value, iterator) });
+      sources.push({ key: m.asset, rows: prepend(first, rest) });
     }
 
     const engine = new Engine({ startMs: start, seed, ...(options.presets ? { presets: options.presets } : {}) });
@@ -323,7 +338,9 @@ export class LocalSession {
       readers,
       pump,
       syncReads: exchange === local,
-      rows: mergeByTime(sources),
+      rows: sources.every((src): src is { key: string; rows: Iterable<CandleRow> } => Symbol.iterator in src.rows)
+        ? mergeByTimeSync(sources)
+        : mergeByTime(sources.map((src) => ({ key: src.key, rows: toAsync(src.rows) }))),
       candles,
       warmupEnd: options.warmupCandles && options.from !== undefined ? options.from : null,
     });
@@ -396,26 +413,51 @@ export class LocalSession {
       this.#candles.check();
       return undefined;
     };
-    /** Plays steps in order; false once the run is aborted. */
-    const play = async (steps: readonly ReplayStep[]): Promise<boolean> => {
-      for (const step of steps) {
+    /**
+     * Plays `steps` from `i` in order: true when done, false once the run is aborted, or a promise of
+     * either when a step has to wait (pacing, async reads, the executor). No promise otherwise.
+     */
+    const play = (steps: readonly ReplayStep[], i: number): boolean | Promise<boolean> => {
+      for (; i < steps.length; i += 1) {
+        const step = steps[i]!;
         if (hooks.signal?.aborted) return false;
         // Warm-up candles go at full speed; pacing starts with the first candle of the run.
-        if (hooks.pace && !(warming && step.tick.time < this.warmupEnd!)) await hooks.pace(step);
+        if (hooks.pace && !(warming && step.tick.time < this.warmupEnd!)) {
+          const next = i + 1;
+          return hooks.pace(step).then(async () => {
+            await apply(step);
+            return play(steps, next);
+          });
+        }
         const pending = apply(step);
-        if (pending !== undefined) await pending;
+        if (pending !== undefined) {
+          const next = i + 1;
+          return pending.then(() => play(steps, next));
+        }
       }
       return true;
     };
     const interleaver = new TickInterleaver(this.markets);
     let aborted = false;
-    for await (const { key, source, row } of this.#rows) {
-      if (!(await play(interleaver.add(key, source, row)))) {
-        aborted = true;
-        break;
+    const rows = this.#rows;
+    if (Symbol.iterator in rows) {
+      for (const { key, source, row } of rows) {
+        let done = play(interleaver.add(key, source, row), 0);
+        if (done !== true && done !== false) done = await done;
+        if (!done) {
+          aborted = true;
+          break;
+        }
+      }
+    } else {
+      for await (const { key, source, row } of rows) {
+        if (!(await play(interleaver.add(key, source, row), 0))) {
+          aborted = true;
+          break;
+        }
       }
     }
-    if (!aborted) aborted = !(await play(interleaver.flush()));
+    if (!aborted) aborted = !(await play(interleaver.flush(), 0));
     unsubscribe();
     return { candles, ticks, firstTime, lastTime, aborted };
   }
@@ -455,24 +497,50 @@ export class LocalSession {
   }
 }
 
-/** Rows from `from()` (asked once the file's period is known) to before `to`. */
-async function* withinRange(rows: AsyncIterable<CandleRow>, from: (() => number) | undefined, to: number | undefined): AsyncGenerator<CandleRow> {
+/** Whether a row is before `from()` (asked at the first row, once the file's period is known), inside, or at `to` and after. */
+function rangeCheck(from: (() => number) | undefined, to: number | undefined): (row: CandleRow) => 'before' | 'inside' | 'after' {
   let lower: number | undefined;
-  for await (const row of rows) {
+  return (row) => {
     lower ??= from?.() ?? Number.NEGATIVE_INFINITY;
-    if (row.time < lower) continue;
-    if (to !== undefined && row.time >= to) return;
-    yield row;
+    if (row.time < lower) return 'before';
+    return to !== undefined && row.time >= to ? 'after' : 'inside';
+  };
+}
+
+async function* withinRange(rows: AsyncIterable<CandleRow>, from: (() => number) | undefined, to: number | undefined): AsyncGenerator<CandleRow> {
+  const where = rangeCheck(from, to);
+  for await (const row of rows) {
+    const w = where(row);
+    if (w === 'after') return;
+    if (w === 'inside') yield row;
   }
 }
 
-async function* prepend<T>(first: T, rest: AsyncIterator<T>): AsyncGenerator<T> {
-  yield first;
-  for (;;) {
-    const next = await rest.next();
-    if (next.done) return;
-    yield next.value;
+function* withinRangeSync(rows: Iterable<CandleRow>, from: (() => number) | undefined, to: number | undefined): Generator<CandleRow> {
+  const where = rangeCheck(from, to);
+  for (const row of rows) {
+    const w = where(row);
+    if (w === 'after') return;
+    if (w === 'inside') yield row;
   }
+}
+
+/** `first`, then the rest of the rows, synchronous if they are. */
+function prepend<T>(first: T, rest: Iterable<T> | AsyncIterable<T>): Iterable<T> | AsyncIterable<T> {
+  if (Symbol.iterator in rest) {
+    return (function* () {
+      yield first;
+      yield* rest;
+    })();
+  }
+  return (async function* () {
+    yield first;
+    yield* rest;
+  })();
+}
+
+async function* toAsync<T>(rows: Iterable<T> | AsyncIterable<T>): AsyncGenerator<T> {
+  yield* rows;
 }
 
 /**
