@@ -212,6 +212,8 @@ describe('fp9 tag on engine-built Decimals', () => {
     expect(d).toEqual(new Dec('43512.370000001'));
     expect(JSON.stringify({ d })).toBe('{"d":"43512.370000001"}');
     expect(Object.keys(d)).toEqual(Object.keys(new Dec('1.5')));
+    expect(Object.getOwnPropertySymbols(d)).toEqual([]);
+    expect({ ...d }).toEqual({ ...new Dec('43512.370000001') });
     expect(taggedFp9(new Dec('43512.370000001'))).toBeUndefined();
     // The tag is trusted as exact: toRaw takes it over the digits (which here would say otherwise).
     expect(toRaw(tagFp9(new Dec('7'), 5n))).toBe(5n);
