@@ -13,9 +13,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Decimal } from 'decimal.js';
-import { computeChallenge, type ChallengeOutcome } from './challenge.js';
+import type { ChallengeOutcome } from './challenge.js';
 import { downsampleCandles, thinMinMax, thinSteps, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
-import { computeMetrics, dailyPnlOf, floorsFromEquity, tradeNet, type ReportMetrics } from './metrics.js';
+import { reportFigures, type ReportFigures } from './figures.js';
+import { floorsFromEquity, tradeNet, type ReportMetrics } from './metrics.js';
 import { money, ratio } from './report-json.js';
 import type { BacktestResult, DailyPnl, FillRecord, FloorPoint, PriceCandle } from './types.js';
 
@@ -461,7 +462,7 @@ function denialsSection(result: BacktestResult, maxRows: number): string {
 }
 
 /** The whole report page. */
-export function renderReportHtml(result: BacktestResult, options: HtmlReportOptions = {}): string {
+export function renderReportHtml(result: BacktestResult, options: HtmlReportOptions = {}, figures: ReportFigures = reportFigures(result)): string {
   const o: Required<HtmlReportOptions> = {
     maxCandles: options.maxCandles ?? 2000,
     maxPoints: options.maxPoints ?? 4000,
@@ -471,9 +472,7 @@ export function renderReportHtml(result: BacktestResult, options: HtmlReportOpti
   for (const [key, value] of Object.entries(o)) {
     if (!Number.isSafeInteger(value) || value < 2) throw new RangeError(`renderReportHtml: options.${key} must be an integer ≥ 2, got ${value}`);
   }
-  const days = dailyPnlOf(result);
-  const metrics = computeMetrics(result, days);
-  const ch = computeChallenge(result, days);
+  const { days, metrics, challenge: ch } = figures;
   const data = pageData(result, days, metrics, o);
   const title = `${result.name}${result.strategy ? ' — ' + result.strategy : ''}`;
   const priceSections = data.markets

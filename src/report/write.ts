@@ -2,6 +2,7 @@ import { open, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDirectory } from '../core/directories.js';
 import { assembleReport, money, type ReportJson } from './report-json.js';
+import { reportFigures } from './figures.js';
 import { renderReportHtml, type HtmlReportOptions } from './html.js';
 import { tradesCsv } from './trades-csv.js';
 import type { BacktestResult, EquitySample } from './types.js';
@@ -25,11 +26,12 @@ export async function writeReport(
   ensureDirectory(dir);
   const json = path.join(dir, 'report.json');
   const html = path.join(dir, 'report.html');
-  const report = assembleReport(result, EQUITY_MARK);
+  const figures = reportFigures(result);
+  const report = assembleReport(result, EQUITY_MARK, figures);
   await writeReportJson(json, report, result.equity);
   const csv = path.join(dir, 'trades.csv');
   await writeFile(csv, tradesCsv(result));
-  await writeFile(html, renderReportHtml(result, options));
+  await writeFile(html, renderReportHtml(result, options, figures));
   const { equity: _marker, ...summary } = report;
   return { json, html, csv, report: summary };
 }
