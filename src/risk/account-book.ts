@@ -48,8 +48,6 @@ interface BookFigures {
 interface BaseFigures {
   readonly hasRisk: boolean;
   readonly balance: bigint;
-  /** Equity as the risk status gave it: the platform's figure at the price it had when read. */
-  readonly riskEquity: bigint;
   readonly dayStartEquity: bigint;
   readonly initialBalance: bigint;
   readonly floors: readonly Floor[];
@@ -177,7 +175,7 @@ export class AccountBook {
   #base: BaseFigures | undefined;
   /** The last full derivation of `#base` and what it was made of (see `#baseFor`). */
   #lastBase:
-    | { config: RiskGuardConfig; acc: AccountRiskConfig | undefined; phase: string; account: Account | undefined; risk: RiskStatus | undefined; base: BaseFigures }
+    | { readonly config: RiskGuardConfig; readonly acc: AccountRiskConfig | undefined; readonly phase: string; readonly account: Account | undefined; risk: RiskStatus | undefined; readonly base: BaseFigures }
     | undefined;
 
   constructor(accountId: string) {
@@ -400,10 +398,15 @@ export class AccountBook {
    * own figure of its latest read is the sound one. So it is before any positions were read, and when
    * a held market has no price yet.
    */
+  /** Equity as the risk status gave it: the platform's figure at the price it had when read. */
+  #riskEquity(): bigint {
+    return this.risk ? toRaw(this.risk.currentEquity, 'floor') : 0n;
+  }
+
   #equity(markets: MarketBook, base: BaseFigures): bigint {
-    if (!this.#settled()) return base.riskEquity;
+    if (!this.#settled()) return this.#riskEquity();
     const marked = this.#marked((asset) => markets.get(asset)?.price);
-    return marked === undefined ? base.riskEquity : base.balance + marked;
+    return marked === undefined ? this.#riskEquity() : base.balance + marked;
   }
 
   /** The balance and the positions describe the same account state (see `#equity`). */
@@ -484,10 +487,8 @@ export class AccountBook {
       last.account === this.account &&
       sameBaseInputs(last.risk, risk)
     ) {
-      if (last.risk === risk) return last.base;
-      const base: BaseFigures = { ...last.base, riskEquity: toRaw(risk.currentEquity, 'floor') };
-      this.#lastBase = { ...last, risk, base };
-      return base;
+      last.risk = risk;
+      return last.base;
     }
     const base = this.#computeBase(config, acc, phase);
     this.#lastBase = { config, acc, phase, account: this.account, risk, base };
@@ -530,7 +531,7 @@ export class AccountBook {
       maxPeriodDailyEquityDelta: risk?.maxPeriodDailyEquityDelta ? toRaw(risk.maxPeriodDailyEquityDelta) : null,
       limit: risk ? toRaw(risk.consistencyRuleLimit, 'floor') : 0n,
     };
-    return { hasRisk, balance, riskEquity, dayStartEquity, initialBalance, floors, consistency };
+    return { hasRisk, balance, dayStartEquity, initialBalance, floors, consistency };
   }
 
   /** The Account record says trading stopped (not a managed-capital lock). */
