@@ -100,6 +100,20 @@ export function taggedFp9(value: object): bigint | undefined {
   return Fp9Tag.of(value);
 }
 
+/** a > b, on the fp9 integers when both carry one (the replay's prices do), else on the Decimals. */
+export function decGreater(a: Decimal, b: Decimal): boolean {
+  const ra = Fp9Tag.of(a);
+  const rb = ra === undefined ? undefined : Fp9Tag.of(b);
+  return rb !== undefined ? ra! > rb : a.gt(b);
+}
+
+/** a < b, as `decGreater`. */
+export function decLess(a: Decimal, b: Decimal): boolean {
+  const ra = Fp9Tag.of(a);
+  const rb = ra === undefined ? undefined : Fp9Tag.of(b);
+  return rb !== undefined ? ra! < rb : a.lt(b);
+}
+
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const DEC_PROTO = Object.getPrototypeOf(new Dec(1)) as object;
 const digitsOf = (w: number): number => (w >= 1e6 ? 7 : w >= 1e5 ? 6 : w >= 1e4 ? 5 : w >= 1e3 ? 4 : w >= 100 ? 3 : w >= 10 ? 2 : 1);
