@@ -51,9 +51,9 @@ export function sampleBuckets(n: number, maxPoints: number): { k: number; starts
 }
 
 /** A line thinned on `sampleBuckets`: each bucket keeps its lowest and highest value in time order. */
-export function thinMinMax(times: readonly number[], values: readonly number[], maxPoints: number): PlotPoint[] {
+export function thinMinMax(times: ArrayLike<number>, values: ArrayLike<number>, maxPoints: number): PlotPoint[] {
   const { k, starts } = sampleBuckets(times.length, maxPoints);
-  if (k === 1) return times.map((t, i) => [t, values[i]!] as PlotPoint);
+  if (k === 1) return Array.from(times, (t, i) => [t, values[i]!] as PlotPoint);
   const out: PlotPoint[] = [];
   for (const i of starts) {
     const end = Math.min(i + k, times.length);
@@ -73,15 +73,18 @@ export function thinMinMax(times: readonly number[], values: readonly number[], 
   return out;
 }
 
-/** A step line (floors) thinned on `sampleBuckets`: the value in force mid-bucket and at its end. */
-export function thinSteps(times: readonly number[], values: readonly (number | null)[], maxPoints: number): PlotPoint[] {
+/**
+ * A step line (floors) thinned on `sampleBuckets`: the value in force mid-bucket and at its end.
+ * null, undefined or NaN: no floor at that sample (nothing drawn).
+ */
+export function thinSteps(times: ArrayLike<number>, values: ArrayLike<number | null>, maxPoints: number): PlotPoint[] {
   const { k, starts } = sampleBuckets(times.length, maxPoints);
   const out: PlotPoint[] = [];
   const push = (t: number, v: number | null | undefined) => {
-    if (v !== null && v !== undefined) out.push([t, v]);
+    if (v !== null && v !== undefined && !Number.isNaN(v)) out.push([t, v]);
   };
   if (k === 1) {
-    times.forEach((t, i) => push(t, values[i]));
+    for (let i = 0; i < times.length; i++) push(times[i]!, values[i]);
     return out;
   }
   for (const i of starts) {
