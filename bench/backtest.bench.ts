@@ -9,6 +9,9 @@
  *   backtest.sma-cross.peak-rss     peak resident memory of that process
  *   backtest.sma-cross-4x.peak-rss  the same series four times in a row: memory must not grow with it
  *   sweep.combos-per-minute.w1/.w2  a 24-combination grid of the shipped 2019 scenario, 1 and 2 workers
+ * On a machine shared with other work the wall-clock figures measure the neighbours too, so the CPU
+ * time of the same runs is printed beside them (`.cpu`: candles per CPU-second of the run, CPU ms of
+ * the whole process and of its start-up).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,8 +27,11 @@ const shipped = path.join(root, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryp
 interface ChildResult {
   candles: number;
   runMs: number;
+  runCpuMs: number;
   startupMs: number;
+  startupCpuMs: number;
   wallMs: number;
+  cpuMs: number;
   peakRssMb: number;
 }
 
@@ -72,8 +78,11 @@ export async function run(): Promise<void> {
     const [file, period] = existsSync(shared) ? [shared, '15m'] : [shipped, '1h'];
     const one = Array.from({ length: n }, () => backtest(file, period, tmp));
     report('backtest.sma-cross', median(one.map((r) => (r.candles * 1000) / r.runMs)), 'candles/s', n);
+    report('backtest.sma-cross.cpu', median(one.map((r) => (r.candles * 1000) / r.runCpuMs)), 'candles/cpu-s', n);
     report('backtest.sma-cross.wall-ms', median(one.map((r) => r.wallMs)), 'ms', n);
+    report('backtest.sma-cross.cpu-ms', median(one.map((r) => r.cpuMs)), 'cpu-ms', n);
     report('backtest.startup-ms', median(one.map((r) => r.startupMs)), 'ms', n);
+    report('backtest.startup-cpu-ms', median(one.map((r) => r.startupCpuMs)), 'cpu-ms', n);
     report('backtest.sma-cross.peak-rss', median(one.map((r) => r.peakRssMb)), 'MB', n);
     if (file === shared) {
       const four = fourTimes(shared, tmp);

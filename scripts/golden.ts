@@ -1,7 +1,8 @@
 /**
  * `npm run golden [name-filter]`: (re)write the golden reports of `test/golden/cases.ts`. Run it only
  * when a commit changes results on purpose, and say in that commit which rule makes the new numbers
- * right; `--check` compares instead of writing (what the test does, from the command line).
+ * right; `--check` compares instead of writing (what the test does, from the command line) and
+ * leaves both texts of a case that differs in out/golden/ for a diff.
  */
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -25,7 +26,13 @@ for (const c of GOLDEN_CASES) {
   const file = goldenFile(c);
   if (check) {
     const same = existsSync(file) && unpackGolden(readFileSync(file)) === text;
-    if (!same) failed += 1;
+    if (!same) {
+      failed += 1;
+      const dir = path.resolve('out/golden');
+      mkdirSync(dir, { recursive: true });
+      if (existsSync(file)) writeFileSync(path.join(dir, `${c.name}.golden.json`), unpackGolden(readFileSync(file)));
+      writeFileSync(path.join(dir, `${c.name}.now.json`), text);
+    }
     process.stdout.write(`${same ? 'same' : 'DIFFERENT'} ${c.name} (${ms} ms)\n`);
   } else {
     const bytes = packGolden(text);

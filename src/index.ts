@@ -127,6 +127,7 @@ export type {
   PriceCandle,
   StrategyFailure,
   ReportJson,
+  ReportSummaryJson,
   ReportMetrics,
   ChallengeOutcome,
   HtmlReportOptions,
@@ -138,7 +139,7 @@ export * from './research/index.js';
 
 export * from './risk/index.js';
 
-export { Engine, LocalExchange, ENGINE_PRESETS, mergePresets, validatePresets, ENGINE_ACCOUNT_EVENT_TYPES } from './engine/index.js';
+export { Engine, LocalExchange, LocalReads, ENGINE_PRESETS, mergePresets, validatePresets, ENGINE_ACCOUNT_EVENT_TYPES } from './engine/index.js';
 export type {
   AccountSpec,
   EngineConfig,

@@ -1,12 +1,12 @@
 /**
  * The body of `propbot backtest`, loaded only when that command runs.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { ConfigError } from '../core/errors.js';
 import { createLogger } from '../core/logger.js';
-import { buildReportJson, type ReportJson } from '../report/report-json.js';
-import { writeReport } from '../report/write.js';
+import { writeReport, type ReportSummaryJson } from '../report/write.js';
 import { runBacktest, type BacktestOptions } from '../runtime/backtest.js';
 import {
   checkRange,
@@ -37,9 +37,10 @@ export async function runBacktestCommand(scenarioFile: string | undefined, opts:
   const outDir = path.resolve(opts.out ?? scenario.out ?? path.join('out', safeName(scenario.name)));
   const result = withScenarioDataNames(outcome.result, scenario.markets);
   const written = await writeReport(result, outDir);
-  const json = buildReportJson(result);
+  const json = written.report;
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    // The very text of report.json (its equity series is only in the file).
+    process.stdout.write(await readFile(written.json));
   } else {
     process.stdout.write(summaryTable(json, written));
   }
@@ -155,7 +156,7 @@ function progressBar(scenario: Scenario): { update: (p: { candles: number; time:
   };
 }
 
-function summaryTable(json: ReportJson, written: { json: string; html: string }): string {
+function summaryTable(json: ReportSummaryJson, written: { json: string; html: string }): string {
   const s = json.summary;
   const c = json.challenge;
   const rows: Array<[string, string]> = [
@@ -185,7 +186,7 @@ function summaryTable(json: ReportJson, written: { json: string; html: string })
 
 /** Lines shown in the console for one data file: how it was read, then its first bad rows and gaps. */
 const SHOWN = 3;
-function dataLines(d: ReportJson['data'][number]): string[] {
+function dataLines(d: ReportSummaryJson['data'][number]): string[] {
   const unit = { s: 'epoch seconds', ms: 'epoch ms', us: 'epoch µs', date: 'UTC dates' }[d.timeUnit ?? ''] ?? 'unknown';
   const period = d.periodMs === null ? 'unknown period' : describePeriod(d.periodMs);
   const head = [`${d.rows} rows of ${period}, times in ${unit}`];

@@ -1,9 +1,8 @@
 /**
  * The engine façade: what the sandbox server, the backtester and tests drive. Time and prices come in
- * from the caller; `exchangeFor(userId)` gives the `Exchange` port acting as that user.
+ * from the caller; `exchangeFor(userId)` gives the `Exchange` port (a `LocalExchange`) acting as that user.
  */
 import type { Decimal } from 'decimal.js';
-import type { Exchange } from '../api/exchange.js';
 import type { Account, AccountStatus, Market, RiskStatus } from '../api/types.js';
 import { EngineCore } from './core.js';
 import { LocalExchange, type LocalExchangeOptions } from './local-exchange.js';
@@ -70,7 +69,7 @@ export class Engine {
   }
 
   /** The Exchange port acting as `userId` (API-key caller with `viaApiKey`). */
-  exchangeFor(userId: string, options?: LocalExchangeOptions): Exchange {
+  exchangeFor(userId: string, options?: LocalExchangeOptions): LocalExchange {
     return new LocalExchange(this.#core, userId, options);
   }
 

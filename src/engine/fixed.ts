@@ -4,9 +4,8 @@
  * reads out), converted here.
  */
 import type { Decimal } from 'decimal.js';
-import { Dec } from '../core/decimal.js';
 import { ConfigError } from '../core/errors.js';
-import { FP9_SCALE, tagFp9 } from '../core/fp9.js';
+import { FP9_SCALE, fp9Decimal } from '../core/fp9.js';
 
 export const S = FP9_SCALE;
 export const S2 = S * S;
@@ -75,15 +74,15 @@ export function decToRaw(d: Decimal): bigint {
   return sign < 0 ? -raw : raw;
 }
 
-/** The Decimal of an fp9 integer, built from its decimal string (no division). */
+/** The Decimal of an fp9 integer (no division, no decimal text on the common path). */
 export function rawToDec(raw: bigint): Decimal {
   // Reads rebuild their objects on every call, and most fields (fees, ratios, sizes, balances) repeat
   // from one read to the next. Decimals are immutable, so a bounded cache of recent values can hand out
-  // the same instance again; this removed most of a backtest's time spent parsing decimal text.
+  // the same instance again. Fields read on every step keep their own last value instead (DecMemo).
   let d = DEC_CACHE.get(raw);
   if (d === undefined) {
     if (DEC_CACHE.size >= DEC_CACHE_MAX) DEC_CACHE.clear();
-    d = tagFp9(new Dec(rawHuman(raw)), raw);
+    d = freshDec(raw);
     DEC_CACHE.set(raw, d);
   }
   return d;
@@ -91,6 +90,26 @@ export function rawToDec(raw: bigint): Decimal {
 
 const DEC_CACHE_MAX = 16_384;
 const DEC_CACHE = new Map<bigint, Decimal>();
+
+/**
+ * A Decimal field of a view that is rebuilt on every read: the same instance while the fp9 value is
+ * the same, a new one when it moves. One bigint comparison instead of a cache lookup.
+ */
+export class DecMemo {
+  #raw: bigint | undefined;
+  #dec: Decimal | undefined;
+
+  of(raw: bigint): Decimal {
+    if (raw !== this.#raw || this.#dec === undefined) {
+      this.#raw = raw;
+      this.#dec = freshDec(raw);
+    }
+    return this.#dec;
+  }
+}
+
+/** A new Decimal of an fp9 integer, tagged with it (see `fp9Decimal`). */
+export const freshDec = fp9Decimal;
 
 /** fp9 integer of an exact decimal string (presets); more than 9 decimals is a ConfigError naming `path`. */
 export function parseRaw(value: string, path: string): bigint {

@@ -3,7 +3,7 @@
  * `Engine` is the façade; `engine.exchangeFor(userId)` gives the `Exchange` port acting as that user.
  */
 export { Engine } from './engine.js';
-export { LocalExchange } from './local-exchange.js';
+export { LocalExchange, LocalReads } from './local-exchange.js';
 export type { LocalExchangeOptions } from './local-exchange.js';
 export { ENGINE_PRESETS, mergePresets, validatePresets } from './presets.js';
 export type {

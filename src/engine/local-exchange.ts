@@ -40,17 +40,78 @@ export interface LocalExchangeOptions {
   beforeAct?: () => Promise<void>;
 }
 
+/**
+ * The reads a replay publishes after every step, answered at once: the engine is in process, so a
+ * backtest needs no promise per step. Same access checks and views as the async port (which calls
+ * these), so what a replay publishes is exactly what a poll of the port would read.
+ */
+export class LocalReads {
+  readonly #core: EngineCore;
+  readonly #user: string;
+  readonly #api: boolean;
+
+  constructor(core: EngineCore, userId: string, viaApiKey: boolean) {
+    this.#core = core;
+    this.#user = userId;
+    this.#api = viaApiKey;
+  }
+
+  #account(accountId: string, request: string) {
+    return this.#core.account(this.#user, this.#api, accountId, request);
+  }
+
+  getRiskStatus(accountId: string): RiskStatus {
+    return riskStatusView(this.#account(accountId, `GET /accounts/${accountId}/risk-status`));
+  }
+
+  listActivePositions(accountId: string, asset: string): Position[] {
+    const R = `GET /positions/${accountId}/${asset}/active`;
+    const a = this.#account(accountId, R);
+    return reads.activePositions(a, this.#core.marketOf(asset, R));
+  }
+
+  listActiveOrders(accountId: string): Order[] {
+    return reads.activeOrders(this.#account(accountId, `GET /orders/${accountId}/active`));
+  }
+
+  listAccountEvents(query?: PageQuery): Page<AccountEvent> {
+    const R = 'GET /accounts/events';
+    this.#core.checkUser(this.#user, R);
+    return reads.accountEvents(this.#core, this.#user, this.#api, query, R);
+  }
+
+  getMarket(marketId: string, query?: MarketQuery): Market {
+    const R = `GET /v2/markets/${marketId}`;
+    const core = this.#core;
+    core.checkUser(this.#user, R);
+    const m = core.markets.get(marketId);
+    if (!m) throw notFound('market', marketId, R);
+    if (query?.accountId === undefined) return reads.marketFor(core, m, undefined, undefined);
+    const a = this.#account(query.accountId, R);
+    if (a.category !== null && a.category !== m.config.category) throw notFound('market', marketId, R);
+    return reads.marketFor(core, m, a, core.maxLeverage(a, m));
+  }
+
+  listMarkets(): Market[] {
+    this.#core.checkUser(this.#user, 'GET /v2/markets');
+    return reads.sortedMarkets(this.#core).map((m) => reads.marketFor(this.#core, m, undefined, undefined));
+  }
+}
+
 export class LocalExchange implements Exchange {
   readonly #core: EngineCore;
   readonly #user: string;
   readonly #api: boolean;
   readonly #beforeAct: (() => Promise<void>) | undefined;
+  /** The same reads without a promise (replays publish through them). */
+  readonly now: LocalReads;
 
   constructor(core: EngineCore, userId: string, options: LocalExchangeOptions = {}) {
     this.#core = core;
     this.#user = userId;
     this.#api = options.viaApiKey ?? false;
     this.#beforeAct = options.beforeAct;
+    this.now = new LocalReads(core, userId, this.#api);
   }
 
   #account(accountId: string, request: string) {
@@ -64,7 +125,7 @@ export class LocalExchange implements Exchange {
 
   // Accounts
   async getRiskStatus(accountId: string): Promise<RiskStatus> {
-    return riskStatusView(this.#account(accountId, `GET /accounts/${accountId}/risk-status`));
+    return this.now.getRiskStatus(accountId);
   }
 
   async listRiskStatuses(): Promise<RiskStatus[]> {
@@ -89,9 +150,7 @@ export class LocalExchange implements Exchange {
   }
 
   async listAccountEvents(query?: PageQuery): Promise<Page<AccountEvent>> {
-    const R = 'GET /accounts/events';
-    this.#core.checkUser(this.#user, R);
-    return reads.accountEvents(this.#core, this.#user, this.#api, query, R);
+    return this.now.listAccountEvents(query);
   }
 
   // Trading: positions and chart markers
@@ -114,9 +173,7 @@ export class LocalExchange implements Exchange {
   }
 
   async listActivePositions(accountId: string, asset: string): Promise<Position[]> {
-    const R = `GET /positions/${accountId}/${asset}/active`;
-    const a = this.#account(accountId, R);
-    return reads.activePositions(a, this.#core.marketOf(asset, R));
+    return this.now.listActivePositions(accountId, asset);
   }
 
   async closeAllPositions(accountId: string, options?: WriteOptions): Promise<Idempotent<void>> {
@@ -139,7 +196,7 @@ export class LocalExchange implements Exchange {
 
   // Trading: orders
   async listActiveOrders(accountId: string): Promise<Order[]> {
-    return reads.activeOrders(this.#account(accountId, `GET /orders/${accountId}/active`));
+    return this.now.listActiveOrders(accountId);
   }
 
   async listOrderHistory(accountId: string, asset: string, query?: PageQuery): Promise<Page<Order>> {
@@ -166,20 +223,10 @@ export class LocalExchange implements Exchange {
 
   // Config
   async getMarket(marketId: string, query?: MarketQuery): Promise<Market> {
-    const R = `GET /v2/markets/${marketId}`;
-    const core = this.#core;
-    core.checkUser(this.#user, R);
-    const m = core.markets.get(marketId);
-    if (!m) throw notFound('market', marketId, R);
-    if (query?.accountId === undefined) return reads.marketFor(core, m, undefined, undefined);
-    const a = this.#account(query.accountId, R);
-    if (a.category !== null && a.category !== m.config.category) throw notFound('market', marketId, R);
-    return reads.marketFor(core, m, a, core.maxLeverage(a, m));
+    return this.now.getMarket(marketId, query);
   }
 
   async listMarkets(): Promise<Market[]> {
-    this.#core.checkUser(this.#user, 'GET /v2/markets');
-    return reads.sortedMarkets(this.#core).map((m) => reads.marketFor(this.#core, m, undefined, undefined));
+    return this.now.listMarkets();
   }
 }
-

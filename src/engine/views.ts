@@ -12,7 +12,7 @@ import type {
   RiskStatus,
 } from '../api/types.js';
 import { Dec } from '../core/decimal.js';
-import { rawToDec } from './fixed.js';
+import { DecMemo, rawToDec } from './fixed.js';
 import type { AccountEventRec, AccountRt, MarketRt, OrderRt, PositionRt, PositionSnap } from './state.js';
 
 const ONE_DEC = new Dec(1);
@@ -173,10 +173,38 @@ export function accountEventView(e: AccountEventRec): AccountEvent {
   };
 }
 
+/** A phase's consistency limit as a fraction; the same few strings on every read of every account. */
+const LIMITS = new Map<string, ReturnType<typeof rawToDec>>();
+function consistencyLimit(pct: string): ReturnType<typeof rawToDec> {
+  let limit = LIMITS.get(pct);
+  if (limit === undefined) LIMITS.set(pct, (limit = new Dec(pct).div(100)));
+  return limit;
+}
+
+/**
+ * The risk fields of one account that move with every price while a position is open: each keeps its
+ * last Decimal while its value stands still, so a read on every step builds only what changed.
+ */
+interface RiskMemo {
+  balance: DecMemo;
+  equity: DecMemo;
+  dayStart: DecMemo;
+  maxEquity: DecMemo;
+  periodStart: DecMemo;
+  maxDelta: DecMemo;
+  baseline: DecMemo;
+}
+const RISK_MEMO = new WeakMap<AccountRt, RiskMemo>();
+
 export function riskStatusView(a: AccountRt): RiskStatus {
+  let memo = RISK_MEMO.get(a);
+  if (memo === undefined) {
+    memo = { balance: new DecMemo(), equity: new DecMemo(), dayStart: new DecMemo(), maxEquity: new DecMemo(), periodStart: new DecMemo(), maxDelta: new DecMemo(), baseline: new DecMemo() };
+    RISK_MEMO.set(a, memo);
+  }
   const equity = a.balance + a.upnl;
   const limitPct = a.rules.consistencyLimit;
-  const limit = limitPct === null ? ZERO_DEC : new Dec(limitPct).div(100);
+  const limit = limitPct === null ? ZERO_DEC : consistencyLimit(limitPct);
   let ratio: ReturnType<typeof rawToDec> | null = null;
   let met: boolean | null = null;
   if (a.periodStartEquity !== null && equity - a.periodStartEquity > 0n) {
@@ -187,24 +215,24 @@ export function riskStatusView(a: AccountRt): RiskStatus {
   return {
     accountId: a.id,
     tradingDays: a.tradingDays,
-    currentBalance: d(a.balance),
-    currentEquity: d(equity),
-    dayStartEquity: d(a.dayStartEquity),
-    maxEquity: dn(a.maxEquity),
-    periodStartEquity: dn(a.periodStartEquity),
-    maxPeriodDailyEquityDelta: dn(a.maxPeriodDelta),
+    currentBalance: memo.balance.of(a.balance),
+    currentEquity: memo.equity.of(equity),
+    dayStartEquity: memo.dayStart.of(a.dayStartEquity),
+    maxEquity: a.maxEquity === null ? null : memo.maxEquity.of(a.maxEquity),
+    periodStartEquity: a.periodStartEquity === null ? null : memo.periodStart.of(a.periodStartEquity),
+    maxPeriodDailyEquityDelta: a.maxPeriodDelta === null ? null : memo.maxDelta.of(a.maxPeriodDelta),
     maxPeriodDailyEquityDeltaAt: a.maxPeriodDeltaAt === null ? null : new Date(a.maxPeriodDeltaAt),
     consistencyRuleApplies: limitPct !== null,
     consistencyRuleMet: met,
     consistencyRuleRatio: ratio,
     consistencyRuleLimit: limit,
-    payoutBaselineBalance: d(a.payoutBaseline),
+    payoutBaselineBalance: memo.baseline.of(a.payoutBaseline),
     isPayoutBaselineRequirementMet: equity > a.payoutBaseline,
   };
 }
 
-/** The price at or before `t` from the market's minute history; 0 when none. */
-function priceAt(m: MarketRt, t: number): bigint {
+/** Index of the last history entry at or before `t`; -1 when none. */
+function historyIndex(m: MarketRt, t: number): number {
   let lo = 0;
   let hi = m.histAt.length - 1;
   let found = -1;
@@ -215,7 +243,7 @@ function priceAt(m: MarketRt, t: number): bigint {
       lo = mid + 1;
     } else hi = mid - 1;
   }
-  return found < 0 ? 0n : m.histPrice[found]!;
+  return found;
 }
 
 export interface MarketViewOptions {
@@ -279,29 +307,98 @@ function settingsOf(m: MarketRt, byAccount: Record<string, bigint> | undefined):
   return s;
 }
 
+/** A market's state fields, each kept while its value stands (see RiskMemo), and its 24h/4h/1h reference prices by minute. */
+interface MarketMemo {
+  price: DecMemo;
+  fundingRate: DecMemo;
+  vpiSpread: DecMemo;
+  depthLong: DecMemo;
+  depthShort: DecMemo;
+  coefLong: DecMemo;
+  coefShort: DecMemo;
+  /** The `change` block, good while the history is unchanged and `now` inside [changeFrom, changeUntil). */
+  change: Market['change'] | undefined;
+  changeLength: number;
+  changeFirst: number;
+  changeFrom: number;
+  changeUntil: number;
+}
+const MARKET_MEMO = new WeakMap<MarketRt, MarketMemo>();
+
+function marketMemo(m: MarketRt): MarketMemo {
+  let memo = MARKET_MEMO.get(m);
+  if (memo === undefined) {
+    memo = {
+      price: new DecMemo(),
+      fundingRate: new DecMemo(),
+      vpiSpread: new DecMemo(),
+      depthLong: new DecMemo(),
+      depthShort: new DecMemo(),
+      coefLong: new DecMemo(),
+      coefShort: new DecMemo(),
+      change: undefined,
+      changeLength: 0,
+      changeFirst: 0,
+      changeFrom: 0,
+      changeUntil: 0,
+    };
+    MARKET_MEMO.set(m, memo);
+  }
+  return memo;
+}
+
+const CHANGE_AGES = [86_400_000, 3_600_000, 14_400_000] as const;
+
+/**
+ * Prices 24h, 1h and 4h ago from the minute history. They move only when one of those times passes a
+ * history entry or the history is pruned, so the block is kept with the span of `now` it holds for.
+ * The last entry is rewritten with every price of its minute; a lookup that lands on it is not kept.
+ */
+function changeOf(m: MarketRt, memo: MarketMemo, now: number): Market['change'] {
+  const n = m.histAt.length;
+  const first = n > 0 ? m.histAt[0]! : 0;
+  if (memo.change !== undefined && memo.changeLength === n && memo.changeFirst === first && now >= memo.changeFrom && now < memo.changeUntil) {
+    return memo.change;
+  }
+  let from = Number.NEGATIVE_INFINITY;
+  let until = Number.POSITIVE_INFINITY;
+  const prices: bigint[] = [];
+  for (const age of CHANGE_AGES) {
+    const i = historyIndex(m, now - age);
+    prices.push(i < 0 ? 0n : m.histPrice[i]!);
+    if (i >= 0) from = Math.max(from, m.histAt[i]! + age);
+    if (i === n - 1 && i >= 0) until = Number.NEGATIVE_INFINITY;
+    else until = Math.min(until, m.histAt[i + 1]! + age);
+  }
+  const change = Object.freeze({ initialPrice: d(prices[0]!), initialPrice1h: d(prices[1]!), initialPrice4h: d(prices[2]!) });
+  memo.change = change;
+  memo.changeLength = n;
+  memo.changeFirst = first;
+  memo.changeFrom = from;
+  memo.changeUntil = until;
+  return change;
+}
+
 export function marketView(m: MarketRt, opts: MarketViewOptions): Market {
   const sched = m.schedule ? m.schedule.at(opts.now) : null;
+  const memo = marketMemo(m);
   return {
     id: m.id,
     config: partsOf(m).config,
     state: {
-      indexPrice: d(m.hasPrice ? m.price : 0n),
+      indexPrice: memo.price.of(m.hasPrice ? m.price : 0n),
       blockTimestamp: m.priceAt,
-      fundingRate: d(m.fundingRate),
+      fundingRate: memo.fundingRate.of(m.fundingRate),
       nextFundingAt: m.nextFundingAt,
       lastFundingAt: m.lastFundingAt,
-      vpiSpread: d(m.vpiSpread),
-      vpiMarketDepthLong: d(m.depthLong),
-      vpiMarketDepthShort: d(m.depthShort),
-      vpiCoefficientLong: d(m.coefLong),
-      vpiCoefficientShort: d(m.coefShort),
+      vpiSpread: memo.vpiSpread.of(m.vpiSpread),
+      vpiMarketDepthLong: memo.depthLong.of(m.depthLong),
+      vpiMarketDepthShort: memo.depthShort.of(m.depthShort),
+      vpiCoefficientLong: memo.coefLong.of(m.coefLong),
+      vpiCoefficientShort: memo.coefShort.of(m.coefShort),
     },
     settings: settingsOf(m, opts.maxLeverageByAccount),
-    change: {
-      initialPrice: d(priceAt(m, opts.now - 86_400_000)),
-      initialPrice1h: d(priceAt(m, opts.now - 3_600_000)),
-      initialPrice4h: d(priceAt(m, opts.now - 14_400_000)),
-    },
+    change: changeOf(m, memo, opts.now),
     schedule: sched
       ? {
           nextPauseAt: sched.nextPauseAt,

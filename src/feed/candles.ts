@@ -13,10 +13,11 @@
  *
  * Speed matters (backtests push about a million snapshots a second through it): per snapshot the
  * builder keeps references to the snapshot's Decimal (no new Decimal), compares only when the price
- * object changed, and only a finished candle allocates.
+ * object changed (on the fp9 integer the engine's Decimals carry), and only a finished candle allocates.
  */
 import type { Decimal } from 'decimal.js';
 import { Observable, share } from 'rxjs';
+import { decGreater, decLess } from '../core/fp9.js';
 import { CANDLE_PERIOD_MS, CANDLE_PERIODS, type Candle, type CandlePeriod, type MarketSnapshot } from './types.js';
 
 export function isCandlePeriod(value: unknown): value is CandlePeriod {
@@ -57,8 +58,8 @@ export class CandleBuilder {
       if (time < this.#openTime) return undefined;
       // Same Decimal object as the last tick (an unchanged price): nothing can move.
       if (price !== this.#close) {
-        if (price.gt(this.#high!)) this.#high = price;
-        else if (price.lt(this.#low!)) this.#low = price;
+        if (decGreater(price, this.#high!)) this.#high = price;
+        else if (decLess(price, this.#low!)) this.#low = price;
         this.#close = price;
       }
       this.#ticks += 1;
@@ -150,8 +151,8 @@ export class MultiCandleBuilder {
     }
     this.#count += 1;
     if (rolled < n && price !== this.#close) {
-      for (let i = rolled; i < n && price.gt(this.#high[i]!); i += 1) this.#high[i] = price;
-      for (let i = rolled; i < n && price.lt(this.#low[i]!); i += 1) this.#low[i] = price;
+      for (let i = rolled; i < n && decGreater(price, this.#high[i]!); i += 1) this.#high[i] = price;
+      for (let i = rolled; i < n && decLess(price, this.#low[i]!); i += 1) this.#low[i] = price;
     }
     this.#close = price;
   }

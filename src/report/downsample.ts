@@ -12,6 +12,7 @@
  * Output values are JS numbers: they are pixels on a chart, never money math.
  */
 import type { Decimal } from 'decimal.js';
+import { fromFp9Raw } from '../core/fp9.js';
 import type { PriceCandle } from './types.js';
 
 export type PlotPoint = readonly [time: number, value: number];
@@ -50,9 +51,9 @@ export function sampleBuckets(n: number, maxPoints: number): { k: number; starts
 }
 
 /** A line thinned on `sampleBuckets`: each bucket keeps its lowest and highest value in time order. */
-export function thinMinMax(times: readonly number[], values: readonly number[], maxPoints: number): PlotPoint[] {
+export function thinMinMax(times: ArrayLike<number>, values: ArrayLike<number>, maxPoints: number): PlotPoint[] {
   const { k, starts } = sampleBuckets(times.length, maxPoints);
-  if (k === 1) return times.map((t, i) => [t, values[i]!] as PlotPoint);
+  if (k === 1) return Array.from(times, (t, i) => [t, values[i]!] as PlotPoint);
   const out: PlotPoint[] = [];
   for (const i of starts) {
     const end = Math.min(i + k, times.length);
@@ -72,15 +73,18 @@ export function thinMinMax(times: readonly number[], values: readonly number[], 
   return out;
 }
 
-/** A step line (floors) thinned on `sampleBuckets`: the value in force mid-bucket and at its end. */
-export function thinSteps(times: readonly number[], values: readonly (number | null)[], maxPoints: number): PlotPoint[] {
+/**
+ * A step line (floors) thinned on `sampleBuckets`: the value in force mid-bucket and at its end.
+ * null, undefined or NaN: no floor at that sample (nothing drawn).
+ */
+export function thinSteps(times: ArrayLike<number>, values: ArrayLike<number | null>, maxPoints: number): PlotPoint[] {
   const { k, starts } = sampleBuckets(times.length, maxPoints);
   const out: PlotPoint[] = [];
   const push = (t: number, v: number | null | undefined) => {
-    if (v !== null && v !== undefined) out.push([t, v]);
+    if (v !== null && v !== undefined && !Number.isNaN(v)) out.push([t, v]);
   };
   if (k === 1) {
-    times.forEach((t, i) => push(t, values[i]));
+    for (let i = 0; i < times.length; i++) push(times[i]!, values[i]);
     return out;
   }
   for (const i of starts) {
@@ -105,4 +109,73 @@ export function toChartTime(points: readonly PlotPoint[]): PlotPoint[] {
     else if (!prev || t > prev[0]) out.push([t, v]);
   }
   return out;
+}
+
+/**
+ * A price series thinned while it streams, so a backtest's memory does not grow with its length:
+ * at most `2 × maxCandles` candles are kept; once full, neighbours merge pairwise (each kept candle
+ * then stands for twice as many), keeping the open of the first, the highest high, the lowest low and
+ * the close of the last, as `downsampleCandles` does. Prices stay fp9 integers until `candles()`.
+ */
+export class StreamingCandles {
+  readonly #max: number;
+  readonly #time: number[] = [];
+  readonly #open: bigint[] = [];
+  readonly #high: bigint[] = [];
+  readonly #low: bigint[] = [];
+  readonly #close: bigint[] = [];
+  /** Source candles per kept candle, and how many the last kept one holds so far. */
+  #per = 1;
+  #inLast = 0;
+
+  constructor(maxCandles = 2000) {
+    this.#max = 2 * Math.max(1, maxCandles);
+  }
+
+  /** One price: the first of a source candle at `candleStart`, else a move inside the current one. */
+  tick(time: number, priceFp9: bigint, candleStart: boolean): void {
+    const n = this.#time.length;
+    if (n === 0 || (candleStart && this.#inLast >= this.#per)) {
+      if (n === this.#max) this.#halve();
+      this.#time.push(time);
+      this.#open.push(priceFp9);
+      this.#high.push(priceFp9);
+      this.#low.push(priceFp9);
+      this.#close.push(priceFp9);
+      this.#inLast = 1;
+      return;
+    }
+    const i = n - 1;
+    if (candleStart) this.#inLast += 1;
+    if (priceFp9 > this.#high[i]!) this.#high[i] = priceFp9;
+    if (priceFp9 < this.#low[i]!) this.#low[i] = priceFp9;
+    this.#close[i] = priceFp9;
+  }
+
+  #halve(): void {
+    const n = this.#time.length;
+    let w = 0;
+    for (let r = 0; r < n; r += 2, w += 1) {
+      const s = r + 1 < n ? r + 1 : r;
+      this.#time[w] = this.#time[r]!;
+      this.#open[w] = this.#open[r]!;
+      this.#high[w] = this.#high[r]! > this.#high[s]! ? this.#high[r]! : this.#high[s]!;
+      this.#low[w] = this.#low[r]! < this.#low[s]! ? this.#low[r]! : this.#low[s]!;
+      this.#close[w] = this.#close[s]!;
+    }
+    for (const a of [this.#time, this.#open, this.#high, this.#low, this.#close]) a.length = w;
+    this.#per *= 2;
+    // the last kept candle is full: the next source candle starts a new one
+    this.#inLast = this.#per;
+  }
+
+  candles(): PriceCandle[] {
+    return this.#time.map((time, i) => ({
+      time,
+      open: fromFp9Raw(this.#open[i]!),
+      high: fromFp9Raw(this.#high[i]!),
+      low: fromFp9Raw(this.#low[i]!),
+      close: fromFp9Raw(this.#close[i]!),
+    }));
+  }
 }

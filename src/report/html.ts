@@ -13,9 +13,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Decimal } from 'decimal.js';
-import { computeChallenge, type ChallengeOutcome } from './challenge.js';
+import type { ChallengeOutcome } from './challenge.js';
 import { downsampleCandles, thinMinMax, thinSteps, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
-import { computeMetrics, dailyPnlOf, floorsFromEquity, tradeNet, type ReportMetrics } from './metrics.js';
+import { reportFigures, type ReportFigures } from './figures.js';
+import { eachFloorFromEquity, tradeNet, type ReportMetrics } from './metrics.js';
 import { money, ratio } from './report-json.js';
 import type { BacktestResult, DailyPnl, FillRecord, FloorPoint, PriceCandle } from './types.js';
 
@@ -178,18 +179,24 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
     };
   });
   const num = (d: Decimal) => d.toNumber();
-  const times = result.equity.map((s) => s.time);
-  const equity = result.equity.map((s) => num(s.equity));
+  // Pixels, one number per sample in typed arrays: the series is as long as the run (a sample a
+  // minute), and only its thinned lines reach the page.
+  const n = result.equity.length;
+  const times = new Float64Array(n);
+  const equity = new Float64Array(n);
+  const drawdown = new Float64Array(n);
   // the drawdown hangs below zero so its bottom is the trough
   let peak = num(result.initialBalance);
-  const drawdown = equity.map((e) => {
+  result.equity.forEach((s, i) => {
+    times[i] = s.time;
+    const e = num(s.equity);
+    equity[i] = e;
     // plotted only (pixels): the drawdown figures of the report come from the Decimal path
     if (e > peak) peak = e;
-    return peak > 0 ? -((peak - e) / peak) * 100 : 0;
+    drawdown[i] = peak > 0 ? -((peak - e) / peak) * 100 : 0;
   });
-  const floors = floorsAtSamples(result);
-  const floorLine = (pick: (f: FloorPoint) => Decimal | null) =>
-    toChartTime(thinSteps(times, floors.map((f) => (f && pick(f) !== null ? num(pick(f)!) : null)), o.maxPoints));
+  const floors = floorLinesAtSamples(result);
+  const floorLine = (line: Float64Array) => toChartTime(thinSteps(times, line, o.maxPoints));
   const c = result.challenge;
   const consistencyLimit =
     c?.consistencyLimitPct != null && metrics.netPnl.gt(0) ? num(metrics.netPnl.times(c.consistencyLimitPct).div(100)) : null;
@@ -198,7 +205,7 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
     legend: MARKER_STYLES.map(({ label, color, shape }) => ({ label, color, shape })),
     equity: toChartTime(thinMinMax(times, equity, o.maxPoints)),
     drawdown: toChartTime(thinMinMax(times, drawdown, o.maxPoints)),
-    floors: { daily: floorLine((f) => f.daily), total: floorLine((f) => f.total), trailing: floorLine((f) => f.trailing) },
+    floors: { daily: floorLine(floors.daily), total: floorLine(floors.total), trailing: floorLine(floors.trailing) },
     daily: days.map((d) => ({
       time: Date.parse(`${d.day}T00:00:00Z`) / 1000,
       value: num(d.pnl),
@@ -209,15 +216,32 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
   };
 }
 
-/** The floors in force at each equity sample (given floors may be sampled at other times). */
-function floorsAtSamples(result: BacktestResult): (FloorPoint | undefined)[] {
+/**
+ * The floors in force at each equity sample (given floors may be sampled at other times), as pixel
+ * lines: NaN where a floor does not apply.
+ */
+function floorLinesAtSamples(result: BacktestResult): { daily: Float64Array; total: Float64Array; trailing: Float64Array } {
+  const n = result.equity.length;
+  const lines = { daily: new Float64Array(n).fill(Number.NaN), total: new Float64Array(n).fill(Number.NaN), trailing: new Float64Array(n).fill(Number.NaN) };
+  let i = 0;
+  const put = (daily: Decimal | null | undefined, total: Decimal | null | undefined, trailing: Decimal | null | undefined): void => {
+    if (daily) lines.daily[i] = daily.toNumber();
+    if (total) lines.total[i] = total.toNumber();
+    if (trailing) lines.trailing[i] = trailing.toNumber();
+    i += 1;
+  };
   const given = result.floors;
-  if (!given) return floorsFromEquity(result);
+  if (!given) {
+    eachFloorFromEquity(result, (_time, daily, total, trailing) => put(daily, total, trailing));
+    return lines;
+  }
   let j = -1;
-  return result.equity.map((s) => {
+  for (const s of result.equity) {
     while (j + 1 < given.length && given[j + 1]!.time <= s.time) j += 1;
-    return j >= 0 ? given[j] : undefined;
-  });
+    const f = j >= 0 ? given[j] : undefined;
+    put(f?.daily, f?.total, f?.trailing);
+  }
+  return lines;
 }
 
 export const STYLE = `
@@ -461,7 +485,7 @@ function denialsSection(result: BacktestResult, maxRows: number): string {
 }
 
 /** The whole report page. */
-export function renderReportHtml(result: BacktestResult, options: HtmlReportOptions = {}): string {
+export function renderReportHtml(result: BacktestResult, options: HtmlReportOptions = {}, figures: ReportFigures = reportFigures(result)): string {
   const o: Required<HtmlReportOptions> = {
     maxCandles: options.maxCandles ?? 2000,
     maxPoints: options.maxPoints ?? 4000,
@@ -471,9 +495,7 @@ export function renderReportHtml(result: BacktestResult, options: HtmlReportOpti
   for (const [key, value] of Object.entries(o)) {
     if (!Number.isSafeInteger(value) || value < 2) throw new RangeError(`renderReportHtml: options.${key} must be an integer ≥ 2, got ${value}`);
   }
-  const days = dailyPnlOf(result);
-  const metrics = computeMetrics(result, days);
-  const ch = computeChallenge(result, days);
+  const { days, metrics, challenge: ch } = figures;
   const data = pageData(result, days, metrics, o);
   const title = `${result.name}${result.strategy ? ' — ' + result.strategy : ''}`;
   const priceSections = data.markets

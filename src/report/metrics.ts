@@ -259,8 +259,21 @@ export function computeMetrics(result: BacktestResult, days: readonly DailyPnl[]
  * equity is the previous day's last sample (the engine takes it at 00:00 UTC).
  */
 export function floorsFromEquity(result: BacktestResult): FloorPoint[] {
+  const out: FloorPoint[] = [];
+  eachFloorFromEquity(result, (time, daily, total, trailing) => out.push({ time, daily, total, trailing }));
+  return out;
+}
+
+/**
+ * `floorsFromEquity` one sample at a time, for callers that keep only what they draw (the HTML
+ * report turns them into numbers: a list of point objects would be as long as the run).
+ */
+export function eachFloorFromEquity(
+  result: BacktestResult,
+  sample: (time: number, daily: Decimal | null, total: Decimal | null, trailing: Decimal | null) => void,
+): void {
   const c = result.challenge;
-  if (!c) return [];
+  if (!c) return;
   const frac = (pct: Decimal | null) => (pct === null ? null : new Dec(1).minus(pct.div(100)));
   const daily = frac(c.maxDailyDrawdownPct);
   const total = frac(c.maxTotalDrawdownPct);
@@ -273,18 +286,19 @@ export function floorsFromEquity(result: BacktestResult): FloorPoint[] {
   let maxEquity = initial;
   let dailyFloor = daily === null ? null : initial.times(daily);
   let trailingFloor = trailing === null ? null : initial.times(trailing);
-  return result.equity.map((s) => {
+  for (const s of result.equity) {
     const d = dayStart(s.time);
     if (d !== currentDay) {
       currentDay = d;
       dayStartEquity = lastEquity;
       dailyFloor = daily === null ? null : dayStartEquity.times(daily);
     }
-    if (s.equity.gt(maxEquity)) {
-      maxEquity = s.equity;
+    const equity = s.equity;
+    if (equity.gt(maxEquity)) {
+      maxEquity = equity;
       trailingFloor = trailing === null ? null : maxEquity.times(trailing);
     }
-    lastEquity = s.equity;
-    return { time: s.time, daily: dailyFloor, total: totalFloor, trailing: trailingFloor };
-  });
+    lastEquity = equity;
+    sample(s.time, dailyFloor, totalFloor, trailingFloor);
+  }
 }

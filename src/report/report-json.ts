@@ -4,8 +4,8 @@
  * rounded half-even to 6 places; times are unix ms plus an ISO string where a human reads them.
  */
 import { Decimal } from 'decimal.js';
-import { computeChallenge } from './challenge.js';
-import { computeMetrics, dailyPnlOf, tradeNet } from './metrics.js';
+import { reportFigures, type ReportFigures } from './figures.js';
+import { tradeNet } from './metrics.js';
 import type { Origin } from './origin.js';
 import type { BacktestResult, DataFileReport } from './types.js';
 
@@ -177,9 +177,16 @@ function originJson(o: Origin | undefined): OriginJson | null {
 
 /** The report.json object (pass it to `JSON.stringify`). */
 export function buildReportJson(result: BacktestResult): ReportJson {
-  const days = dailyPnlOf(result);
-  const m = computeMetrics(result, days);
-  const ch = computeChallenge(result, days);
+  return assembleReport(result, result.equity.map((e) => ({ time: e.time, equity: money(e.equity) })));
+}
+
+/**
+ * The report with `equity` in its place but given by the caller. The report's equity series is as long
+ * as the run (a sample a minute): `writeReport` puts a marker there and streams the series into the
+ * file instead of holding it a second time as objects and text. Every figure is from the full series.
+ */
+export function assembleReport<E>(result: BacktestResult, equity: E, figures: ReportFigures = reportFigures(result)): Omit<ReportJson, 'equity'> & { readonly equity: E } {
+  const { days, metrics: m, challenge: ch } = figures;
   const c = result.challenge;
   const byCode: Record<string, number> = {};
   for (const d of result.denials) byCode[d.code] = (byCode[d.code] ?? 0) + 1;
@@ -269,7 +276,7 @@ export function buildReportJson(result: BacktestResult): ReportJson {
       trigger: f.trigger ? money(f.trigger) : null,
     })),
     funding: (result.funding ?? []).map((f) => ({ time: iso(f.time)!, market: f.market, amount: money(f.amount), origin: originJson({ kind: 'funding' })! })),
-    equity: result.equity.map((e) => ({ time: e.time, equity: money(e.equity) })),
+    equity,
     dailyPnl: days.map((d) => ({
       day: d.day,
       startEquity: money(d.startEquity),

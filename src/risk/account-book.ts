@@ -48,8 +48,6 @@ interface BookFigures {
 interface BaseFigures {
   readonly hasRisk: boolean;
   readonly balance: bigint;
-  /** Equity as the risk status gave it: the platform's figure at the price it had when read. */
-  readonly riskEquity: bigint;
   readonly dayStartEquity: bigint;
   readonly initialBalance: bigint;
   readonly floors: readonly Floor[];
@@ -170,9 +168,15 @@ export class AccountBook {
   /** `markets.version` up to which `#book` is known to be current. */
   #marketVersion = -1;
   #book: BookFigures | undefined;
+  /** The price-free part of `#book`, while the positions stand. */
+  #shape: { occupied: ReadonlySet<string>; openNotional: ReadonlyMap<string, bigint>; margins: bigint } | undefined;
   #figures: AccountFigures | undefined;
   /** What only the risk status, the Account record and the configuration decide. */
   #base: BaseFigures | undefined;
+  /** The last full derivation of `#base` and what it was made of (see `#baseFor`). */
+  #lastBase:
+    | { readonly config: RiskGuardConfig; readonly acc: AccountRiskConfig | undefined; readonly phase: string; readonly account: Account | undefined; risk: RiskStatus | undefined; readonly base: BaseFigures }
+    | undefined;
 
   constructor(accountId: string) {
     this.accountId = accountId;
@@ -209,6 +213,7 @@ export class AccountBook {
       this.positions.delete(asset);
       this.#positionsRaw.delete(asset);
     }
+    this.#shape = undefined;
     this.#dirty = true;
   }
 
@@ -290,11 +295,11 @@ export class AccountBook {
 
   /** Positions: worst case from the price now; pending entries: their reserves and worst cases. */
   #computeBook(markets: MarketBook, config: RiskGuardConfig, params: ExposureParams): BookFigures {
+    // What the positions occupy, their notionals and margins move only with the positions; the
+    // worst cases move with every price.
+    const shape = (this.#shape ??= this.#positionsShape());
     const views: PositionView[] = [];
-    const occupied = new Set<string>();
-    const openNotional = new Map<string, bigint>();
     let openWorst = 0n;
-    let margins = 0n;
     for (const [asset, list] of this.#positionsRaw) {
       const m = markets.get(asset);
       for (const raw of list) {
@@ -312,20 +317,18 @@ export class AccountBook {
           stop: w.stop,
         });
         openWorst += w.worstLoss;
-        margins += raw.margin;
-        const key = `${asset}:${raw.direction}`;
-        occupied.add(key);
-        openNotional.set(key, (openNotional.get(key) ?? 0n) + raw.notional);
       }
     }
+    let occupied = shape.occupied;
     let openCount = views.length;
+    if (this.#entries.length > 0) occupied = new Set(occupied);
 
     // Active increase orders: their worst case counts if asked (their reserves are `#reserves`).
     for (const e of this.#entries) {
       const asset = markets.assetOf(e.marketId);
       const key = `${asset ?? e.marketId}:${e.direction}`;
       if (!occupied.has(key)) {
-        occupied.add(key);
+        (occupied as Set<string>).add(key);
         openCount += 1;
       }
       const m = asset === undefined ? undefined : markets.get(asset);
@@ -333,7 +336,22 @@ export class AccountBook {
         openWorst += entryFigures({ ...e, price: e.price > 0n ? e.price : m.price }, m, params).worstLoss;
       }
     }
-    return { views, occupied, openNotional, openWorst, margins, openCount };
+    return { views, occupied, openNotional: shape.openNotional, openWorst, margins: shape.margins, openCount };
+  }
+
+  #positionsShape(): { occupied: ReadonlySet<string>; openNotional: ReadonlyMap<string, bigint>; margins: bigint } {
+    const occupied = new Set<string>();
+    const openNotional = new Map<string, bigint>();
+    let margins = 0n;
+    for (const [asset, list] of this.#positionsRaw) {
+      for (const raw of list) {
+        margins += raw.margin;
+        const key = `${asset}:${raw.direction}`;
+        occupied.add(key);
+        openNotional.set(key, (openNotional.get(key) ?? 0n) + raw.notional);
+      }
+    }
+    return { occupied, openNotional, margins };
   }
 
   #compute(markets: MarketBook, config: RiskGuardConfig, book: BookFigures): AccountFigures {
@@ -341,7 +359,7 @@ export class AccountBook {
     const phase = acc?.phase ?? this.account?.currentPhase ?? config.drawdown.defaultPhase;
     const type = acc?.type ?? this.account?.type;
 
-    const base = (this.#base ??= this.#computeBase(config, acc, phase));
+    const base = (this.#base ??= this.#baseFor(config, acc, phase));
     const equity = base.hasRisk ? this.#equity(markets, base) : 0n;
 
     return {
@@ -380,10 +398,15 @@ export class AccountBook {
    * own figure of its latest read is the sound one. So it is before any positions were read, and when
    * a held market has no price yet.
    */
+  /** Equity as the risk status gave it: the platform's figure at the price it had when read. */
+  #riskEquity(): bigint {
+    return this.risk ? toRaw(this.risk.currentEquity, 'floor') : 0n;
+  }
+
   #equity(markets: MarketBook, base: BaseFigures): bigint {
-    if (!this.#settled()) return base.riskEquity;
+    if (!this.#settled()) return this.#riskEquity();
     const marked = this.#marked((asset) => markets.get(asset)?.price);
-    return marked === undefined ? base.riskEquity : base.balance + marked;
+    return marked === undefined ? this.#riskEquity() : base.balance + marked;
   }
 
   /** The balance and the positions describe the same account state (see `#equity`). */
@@ -445,6 +468,33 @@ export class AccountBook {
     return platform < low - 1n || platform > high + 1n ? { platform, low, high } : 'agree';
   }
 
+  /**
+   * The base figures again only when what they are made of changed. While a position is open a risk
+   * snapshot comes with every price, and mostly only its equity moved: the floors, limits and
+   * consistency figures of the previous one stand. Fields are compared by identity (the local
+   * engine hands out the same Decimal while a value stands); a new instance is a full derivation.
+   */
+  #baseFor(config: RiskGuardConfig, acc: AccountRiskConfig | undefined, phase: string): BaseFigures {
+    const risk = this.risk;
+    const last = this.#lastBase;
+    if (
+      last !== undefined &&
+      risk !== undefined &&
+      last.risk !== undefined &&
+      last.config === config &&
+      last.acc === acc &&
+      last.phase === phase &&
+      last.account === this.account &&
+      sameBaseInputs(last.risk, risk)
+    ) {
+      last.risk = risk;
+      return last.base;
+    }
+    const base = this.#computeBase(config, acc, phase);
+    this.#lastBase = { config, acc, phase, account: this.account, risk, base };
+    return base;
+  }
+
   #computeBase(config: RiskGuardConfig, acc: AccountRiskConfig | undefined, phase: string): BaseFigures {
     const risk = this.risk;
     const hasRisk = risk !== undefined;
@@ -481,7 +531,7 @@ export class AccountBook {
       maxPeriodDailyEquityDelta: risk?.maxPeriodDailyEquityDelta ? toRaw(risk.maxPeriodDailyEquityDelta) : null,
       limit: risk ? toRaw(risk.consistencyRuleLimit, 'floor') : 0n,
     };
-    return { hasRisk, balance, riskEquity, dayStartEquity, initialBalance, floors, consistency };
+    return { hasRisk, balance, dayStartEquity, initialBalance, floors, consistency };
   }
 
   /** The Account record says trading stopped (not a managed-capital lock). */
@@ -507,6 +557,25 @@ const NEVER: Read = { seq: 0, takenAt: Number.NEGATIVE_INFINITY };
 /** Whether `read` was observed after `change` and taken no earlier (so it already reflects it). */
 function after(read: Read, change: Read): boolean {
   return change === NEVER || (read.seq > change.seq && read.takenAt >= change.takenAt);
+}
+
+/**
+ * Whether two risk reads agree on everything the base figures take from them but the equity (by
+ * identity: equal values in different instances count as a change). Without a highest equity the
+ * trailing base is read off the equity, so then nothing is kept.
+ */
+function sameBaseInputs(a: RiskStatus, b: RiskStatus): boolean {
+  return (
+    b.maxEquity !== null &&
+    a.maxEquity === b.maxEquity &&
+    a.currentBalance === b.currentBalance &&
+    a.dayStartEquity === b.dayStartEquity &&
+    a.payoutBaselineBalance === b.payoutBaselineBalance &&
+    a.periodStartEquity === b.periodStartEquity &&
+    a.maxPeriodDailyEquityDelta === b.maxPeriodDailyEquityDelta &&
+    a.consistencyRuleLimit === b.consistencyRuleLimit &&
+    a.consistencyRuleApplies === b.consistencyRuleApplies
+  );
 }
 
 /** Whether a positions read shows the same positions (id, size, notional) as the one before. */

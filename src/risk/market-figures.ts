@@ -44,6 +44,51 @@ export interface MarketFigures {
   readonly nextUnpauseAt: number | null;
 }
 
+/** The figures that come from a market's settings alone. */
+interface SettingsFigures {
+  readonly fee: bigint;
+  readonly spreadLimit: bigint;
+  readonly maxPriceImpact: bigint;
+  readonly maxLeverageByMargin: bigint | null;
+  readonly maxLeverageByAccount: ReadonlyMap<string, bigint>;
+  readonly maxLeverageAnyType: bigint | null;
+  readonly capLong: bigint;
+  readonly capShort: bigint;
+}
+
+/**
+ * Settings change only with a market's flags, and the engine and the wire decoder hand out the same
+ * frozen settings object until they do: their figures are derived once per object, not per snapshot
+ * (a backtest publishes a market snapshot on every price).
+ */
+const SETTINGS = new WeakMap<Market['settings'], SettingsFigures>();
+
+function settingsFigures(s: Market['settings']): SettingsFigures {
+  const known = SETTINGS.get(s);
+  if (known !== undefined) return known;
+  const minIm = toRaw(s.minInitMarginRatio, 'ceil');
+  const byType = new Map<string, bigint>();
+  let anyType: bigint | null = null;
+  for (const [type, lev] of Object.entries(s.maxLeverageByAccount)) {
+    const raw = toRaw(lev, 'floor');
+    byType.set(type, raw);
+    anyType = anyType === null ? raw : minRaw(anyType, raw);
+  }
+  const figures: SettingsFigures = {
+    fee: toRaw(s.fee, 'ceil'),
+    spreadLimit: toRaw(s.spreadLimit, 'ceil'),
+    maxPriceImpact: toRaw(s.maxPriceImpact, 'ceil'),
+    maxLeverageByMargin: minIm > 0n ? divDown(UNIT, minIm) : null,
+    maxLeverageByAccount: byType,
+    maxLeverageAnyType: anyType,
+    capLong: toRaw(s.maxOpenNotionalLong, 'floor'),
+    capShort: toRaw(s.maxOpenNotionalShort, 'floor'),
+  };
+  // Only a frozen object can be trusted not to change under the same identity.
+  if (Object.isFrozen(s)) SETTINGS.set(s, figures);
+  return figures;
+}
+
 /** Build the figures of a market snapshot. `spreadMultiplier` is fp9 (2x = 2_000_000_000n). */
 export function marketFigures(
   market: Market,
@@ -54,17 +99,8 @@ export function marketFigures(
 ): MarketFigures {
   const s = market.settings;
   const st = market.state;
-  const minIm = toRaw(s.minInitMarginRatio, 'ceil');
-  const byType = new Map<string, bigint>();
-  let anyType: bigint | null = null;
-  for (const [type, lev] of Object.entries(s.maxLeverageByAccount)) {
-    const raw = toRaw(lev, 'floor');
-    byType.set(type, raw);
-    anyType = anyType === null ? raw : minRaw(anyType, raw);
-  }
-  const spread = s.isZeroSpread
-    ? 0n
-    : minRaw(toRaw(s.spreadLimit, 'ceil'), mulUp(toRaw(st.vpiSpread, 'ceil'), spreadMultiplier));
+  const f = settingsFigures(s);
+  const spread = s.isZeroSpread ? 0n : minRaw(f.spreadLimit, mulUp(toRaw(st.vpiSpread, 'ceil'), spreadMultiplier));
   const sched = market.schedule;
   const ahead = (ms: number | undefined): number | null =>
     ms === undefined || ms <= 0 || ms >= SCHEDULE_NONE_AHEAD ? null : ms;
@@ -75,18 +111,18 @@ export function marketFigures(
     takenAt,
     stale,
     price: toRaw(st.indexPrice),
-    fee: toRaw(s.fee, 'ceil'),
+    fee: f.fee,
     spread,
-    maxPriceImpact: toRaw(s.maxPriceImpact, 'ceil'),
+    maxPriceImpact: f.maxPriceImpact,
     coefficientLong: toRaw(st.vpiCoefficientLong, 'ceil'),
     coefficientShort: toRaw(st.vpiCoefficientShort, 'ceil'),
     depthLong: toRaw(st.vpiMarketDepthLong, 'floor'),
     depthShort: toRaw(st.vpiMarketDepthShort, 'floor'),
-    maxLeverageByMargin: minIm > 0n ? divDown(UNIT, minIm) : null,
-    maxLeverageByAccount: byType,
-    maxLeverageAnyType: anyType,
-    capLong: toRaw(s.maxOpenNotionalLong, 'floor'),
-    capShort: toRaw(s.maxOpenNotionalShort, 'floor'),
+    maxLeverageByMargin: f.maxLeverageByMargin,
+    maxLeverageByAccount: f.maxLeverageByAccount,
+    maxLeverageAnyType: f.maxLeverageAnyType,
+    capLong: f.capLong,
+    capShort: f.capShort,
     paused: s.isPaused || sched?.inPause === true,
     inScheduledPause: sched?.inPause === true,
     closed: s.isClosed,

@@ -6,7 +6,9 @@
 import type { Decimal } from 'decimal.js';
 import type { PositionEvent } from '../api/types.js';
 import { Dec, ZERO } from '../core/decimal.js';
-import { roundFp9 } from '../core/fp9.js';
+import { roundFp9, toFp9Raw } from '../core/fp9.js';
+import { StreamingCandles } from '../report/downsample.js';
+import { Fp9EquitySample } from '../report/equity-sample.js';
 import { ENGINE_PRESETS, mergePresets, type EnginePresets } from '../engine/index.js';
 import type { ReadSummary } from '../feed/files/types.js';
 import type {
@@ -17,7 +19,6 @@ import type {
   EquitySample,
   FillRecord,
   FundingRecord,
-  PriceCandle,
   TradeRecord,
 } from '../report/types.js';
 import type { Decision } from '../risk/types.js';
@@ -104,13 +105,15 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   // before the reset is carried as an offset, so drawdown and pnl measure trading, not the reset.
   const startPhase = engine.getAccount(accountId)?.currentPhase ?? 'active_evaluation';
   const transitions: Array<{ at: number; from: string; to: string }> = [];
-  let offset = ZERO;
+  // fp9 like the engine's figures it is added to (balances are whole fp9 units).
+  let offset = 0n;
+  const initialRaw = toFp9Raw(options.balance, 'exact', 'balance');
   const unsubscribe = engine.onEvent((e) => {
     if (e.kind === 'account') {
       const ev = e.event;
       if (ev.accountId === accountId && ev.eventType === 'phase_passed') {
-        const before = engine.riskStatus(accountId)?.currentBalance;
-        if (before) offset = offset.plus(before.minus(options.balance));
+        const before = engine.accountFigures(accountId)?.balance;
+        if (before !== undefined) offset += before - initialRaw;
         transitions.push({ at: e.at, from: String(ev.payload['fromPhase']), to: String(ev.payload['toPhase']) });
       }
       return;
@@ -189,11 +192,12 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     fillEvents.push(p);
   }
 
-  // Equity once per virtual minute (the engine's own sampling step), and the candles as replayed.
+  // Equity once per virtual minute (the engine's own sampling step), read as the fp9 integer the
+  // engine holds; and the candles as replayed, thinned as they stream (see StreamingCandles).
   const equity: EquitySample[] = [];
   let lastMinute = -1;
   const keepPrices = options.keepPrices ?? true;
-  const candles = new Map<string, PriceCandle[]>();
+  const candles = new Map<string, StreamingCandles>();
   let progressCandles = 0;
   const reportFrom = options.reportFrom ?? Number.NEGATIVE_INFINITY;
   const afterStep = (step: ReplayStep): void => {
@@ -202,22 +206,17 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     const minute = Math.floor(t / 60_000);
     if (minute !== lastMinute) {
       lastMinute = minute;
-      const status = engine.riskStatus(accountId);
-      if (status) {
-        const sample = { time: t, equity: status.currentEquity.plus(offset) };
+      const figures = engine.accountFigures(accountId);
+      if (figures) {
+        const sample = new Fp9EquitySample(t, figures.equity + offset);
         equity.push(sample);
         options.onSample?.(sample, engine.getAccount(accountId)?.currentPhase ?? startPhase);
       }
     }
     if (keepPrices) {
       let series = candles.get(step.market.asset);
-      if (!series) candles.set(step.market.asset, (series = []));
-      const p = step.tick.price;
-      if (step.candleStart) series.push({ time: t, open: p, high: p, low: p, close: p });
-      else {
-        const c = series[series.length - 1]!;
-        series[series.length - 1] = { time: c.time, open: c.open, high: p.gt(c.high) ? p : c.high, low: p.lt(c.low) ? p : c.low, close: p };
-      }
+      if (!series) candles.set(step.market.asset, (series = new StreamingCandles()));
+      series.tick(t, step.tick.priceFp9, step.candleStart);
     }
     if (options.onProgress && step.candleStart) options.onProgress({ candles: ++progressCandles, time: t });
   };
@@ -238,7 +237,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   const finalStatus = engine.riskStatus(accountId);
   const endTime = stats.lastTime ?? session.clock.now();
   if (finalStatus && (equity.length === 0 || equity[equity.length - 1]!.time !== endTime)) {
-    equity.push({ time: endTime, equity: finalStatus.currentEquity.plus(offset) });
+    equity.push(new Fp9EquitySample(endTime, toFp9Raw(finalStatus.currentEquity, 'exact') + offset));
   }
   const result: BacktestResult = {
     name: options.name ?? 'backtest',
@@ -255,7 +254,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     perf: { snapshots: stats.ticks, candles: stats.candles, wallMs: Math.round(wallMs) },
     // Without rules there is no challenge to judge, nor floors to draw.
     ...(rulesOff ? { rules: 'off' as const } : { challenge: challengeInfo(session, mergePresets(ENGINE_PRESETS, options.presets), startPhase, transitions) }),
-    prices: [...candles.entries()].map(([market, c]) => ({ market, candles: c })),
+    prices: [...candles.entries()].map(([market, c]) => ({ market, candles: c.candles() })),
     failures: session.runner
       .status()
       .filter((s) => s.state === 'failed')

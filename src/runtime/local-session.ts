@@ -17,13 +17,13 @@ import { Executor } from '../execution/executor.js';
 import { readCandleFile } from '../feed/files/candle-file.js';
 import { describePeriod } from '../feed/files/to-candle.js';
 import { isSqliteFile, StoreSnapshotReader } from '../feed/files/store-snapshots.js';
-import { mergeByTime, type MergeSource } from '../feed/files/merge.js';
+import { mergeByTime, mergeByTimeSync, type MergedRow } from '../feed/files/merge.js';
 import type { CandleRow, Diagnostic, FileLayout, ReadSummary } from '../feed/files/types.js';
 import { CandleStreams } from '../feed/candles.js';
 import { ManualFeed } from '../feed/manual-feed.js';
 import { CANDLE_PERIOD_MS, type Candle, type CandlePeriod } from '../feed/types.js';
 import type { Observable } from 'rxjs';
-import { SnapshotPump } from '../feed/snapshot-pump.js';
+import { SnapshotPump, type PublishSelection } from '../feed/snapshot-pump.js';
 import { RiskGuard } from '../risk/guard.js';
 import type { RiskGuardConfigInput } from '../risk/config.js';
 import type { Store } from '../store/store.js';
@@ -33,10 +33,14 @@ import { withinWindow, type TradingWindow } from '../strategy/window.js';
 import type { StrategyStateStore } from '../strategy/state.js';
 import type { PipelineMetrics } from './metrics.js';
 import { Pipeline, type PipelineOptions } from './pipeline.js';
-import { replayTicks, type ReplayMarket, type ReplayStep } from './replay.js';
+import { TickInterleaver, type ReplayMarket, type ReplayStep } from './replay.js';
 
 /** Rows of one market, with what the read found (gaps, bad rows, the period). */
-export type CandleSource = AsyncIterable<CandleRow> & { readonly summary: ReadSummary };
+export type CandleSource = AsyncIterable<CandleRow> & {
+  readonly summary: ReadSummary;
+  /** Start a read and hand its rows over, synchronously where the source can (see CandleFileReader.open). */
+  open?(): Promise<Iterable<CandleRow> | AsyncIterable<CandleRow>>;
+};
 
 export interface LocalMarketSource {
   /** Base asset ticker the market is created with. */
@@ -135,7 +139,11 @@ export class LocalSession {
   /** Steps before this time are warm-up (unix ms); null without one. */
   readonly warmupEnd: number | null;
   readonly #pump: SnapshotPump;
-  readonly #rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
+  readonly #syncReads: boolean;
+  /** An engine event touched the account since its snapshots were last published. */
+  #dirty = true;
+  /** Merged rows of every market: synchronous when every source is (candle files are). */
+  readonly #rows: Iterable<MergedRow<CandleRow>> | AsyncIterable<MergedRow<CandleRow>>;
   readonly #candles: PeriodCheckedCandles;
 
   private constructor(init: {
@@ -150,7 +158,8 @@ export class LocalSession {
     markets: Map<string, ReplayMarket>;
     readers: Map<string, CandleSource>;
     pump: SnapshotPump;
-    rows: AsyncIterable<{ key: string; source: number; row: CandleRow }>;
+    syncReads: boolean;
+    rows: Iterable<MergedRow<CandleRow>> | AsyncIterable<MergedRow<CandleRow>>;
     candles: PeriodCheckedCandles;
     warmupEnd: number | null;
   }) {
@@ -166,6 +175,7 @@ export class LocalSession {
     this.readers = init.readers;
     this.accountId = ACCOUNT;
     this.#pump = init.pump;
+    this.#syncReads = init.syncReads;
     this.#rows = init.rows;
     this.#candles = init.candles;
     this.warmupEnd = init.warmupEnd;
@@ -207,7 +217,7 @@ export class LocalSession {
     // Open every file and read its first row: the engine starts at the earliest candle, and each
     // market's candle period is known before the first tick.
     const readers = new Map<string, CandleSource>();
-    const sources: MergeSource<CandleRow>[] = [];
+    const sources: Array<{ key: string; rows: Iterable<CandleRow> | AsyncIterable<CandleRow> }> = [];
     const periods = new Map<string, number>();
     let start = Number.POSITIVE_INFINITY;
     for (const m of options.markets) {
@@ -221,16 +231,26 @@ export class LocalSession {
         reader = readCandleFile(m.file, fileOptions);
       }
       const warmup = options.warmupCandles ?? 0;
-      const filtered = withinRange(reader, options.from === undefined ? undefined : () => options.from! - warmup * (reader.summary.periodMs ?? 0), options.to);
-      const iterator = filtered[Symbol.asyncIterator]();
-      const first = await iterator.next();
-      if (first.done) throw new ConfigError(`markets.${m.asset}`, `no candles in ${m.file}${options.from !== undefined || options.to !== undefined ? ' within --from/--to' : ''}`);
+      const from = options.from === undefined ? undefined : () => options.from! - warmup * (reader.summary.periodMs ?? 0);
+      const rows = reader.open ? await reader.open() : reader;
+      let first: CandleRow | undefined;
+      let rest: Iterable<CandleRow> | AsyncIterable<CandleRow>;
+      if (Symbol.iterator in rows) {
+        const iterator = withinRangeSync(rows, from, options.to);
+        first = iterator.next().value ?? undefined;
+        rest = { [Symbol.iterator]: () => iterator };
+      } else {
+        const iterator = withinRange(rows, from, options.to);
+        first = (await iterator.next()).value ?? undefined;
+        rest = { [Symbol.asyncIterator]: () => iterator };
+      }
+      if (first === undefined) throw new ConfigError(`markets.${m.asset}`, `no candles in ${m.file}${options.from !== undefined || options.to !== undefined ? ' within --from/--to' : ''}`);
       const periodMs = reader.summary.periodMs;
       if (periodMs === null || periodMs <= 0) throw new ConfigError(`markets.${m.asset}`, `cannot tell the candle period of ${m.file}`);
       periods.set(m.asset, periodMs);
-      start = Math.min(start, first.value.time);
+      start = Math.min(start, first.time);
       readers.set(m.asset, reader);
-      sources.push({ key: m.asset, rows: prepend(first.value, iterator) });
+      sources.push({ key: m.asset, rows: prepend(first, rest) });
     }
 
     const engine = new Engine({ startMs: start, seed, ...(options.presets ? { presets: options.presets } : {}) });
@@ -257,6 +277,8 @@ export class LocalSession {
     const logger = typeof options.logger === 'function' ? options.logger(clock) : (options.logger ?? silentLogger);
     const local = engine.exchangeFor(USER, { viaApiKey: true });
     const exchange = options.wrapExchange ? options.wrapExchange(local) : local;
+    // Unwrapped, the replay publishes through the engine's synchronous reads; a wrapper (metrics)
+    // sees every read, so then they go through it.
     const feed = new ManualFeed();
     const ids = new SeededIds(`${seed}:intents`);
     const candles = new PeriodCheckedCandles(feed, markets, options.markets, loaded.map((l) => l.name ?? l.strategy.name));
@@ -302,7 +324,7 @@ export class LocalSession {
       ...(options.onDecision ? { onDecision: options.onDecision } : {}),
       ...(options.onFinal ? { onFinal: options.onFinal } : {}),
     });
-    const pump = new SnapshotPump({ feed, exchange, clock, assets: allAssets, accountIds: [ACCOUNT] });
+    const pump = new SnapshotPump({ feed, exchange, clock, assets: allAssets, accountIds: [ACCOUNT], ...(exchange === local ? { reads: local.now } : {}) });
     return new LocalSession({
       engine,
       clock,
@@ -315,7 +337,10 @@ export class LocalSession {
       markets,
       readers,
       pump,
-      rows: mergeByTime(sources),
+      syncReads: exchange === local,
+      rows: sources.every((src): src is { key: string; rows: Iterable<CandleRow> } => Symbol.iterator in src.rows)
+        ? mergeByTimeSync(sources)
+        : mergeByTime(sources.map((src) => ({ key: src.key, rows: toAsync(src.rows) }))),
       candles,
       warmupEnd: options.warmupCandles && options.from !== undefined ? options.from : null,
     });
@@ -324,23 +349,24 @@ export class LocalSession {
   /**
    * Replay every candle: per tick, move the clock, apply the price in the engine, publish the
    * snapshots (strategies and the guard react synchronously), then wait for the executor to finish
-   * whatever they asked before the next price, as a live run would between two polls.
+   * whatever they asked before the next price, as a live run would between two polls. With the
+   * engine's synchronous reads a step costs no promise unless the executor has work in flight.
    */
   async run(hooks: RunHooks = {}): Promise<RunStats> {
     // Account snapshots are read again only when they can have changed: after an engine event on the
     // account (an order, a fill, funding, a lifecycle change), while a position is open (equity moves
     // with the price), and when a new UTC day starts (day-start equity). Reading them on every price
     // would cost most of a backtest's time and tell the strategies nothing new.
-    let dirty = true;
+    this.#dirty = true;
     const open = new Set<string>();
     const unsubscribe = this.engine.onEvent((e) => {
-      if (e.kind === 'order') dirty ||= e.order.trader === this.accountId;
+      if (e.kind === 'order') this.#dirty ||= e.order.trader === this.accountId;
       else if (e.kind === 'position') {
         if (e.event.trader !== this.accountId) return;
-        dirty = true;
+        this.#dirty = true;
         if (e.event.status === 'opened') open.add(e.event.idx);
         else open.delete(e.event.idx);
-      } else dirty ||= e.event.accountId === this.accountId;
+      } else this.#dirty ||= e.event.accountId === this.accountId;
     });
     let day = Math.floor(this.clock.now() / DAY_MS);
     let warming = this.warmupEnd !== null;
@@ -349,27 +375,21 @@ export class LocalSession {
     this.pipeline.start();
     // Accounts only: no market has a price before the first tick, and a snapshot of price 0 would
     // reach strategies and recorders as if it were a quote.
-    await this.#pump.publish({ markets: false });
+    await this.#publish({ markets: false });
     this.#candles.check();
-    dirty = false;
+    this.#dirty = false;
     let candles = 0;
     let ticks = 0;
     let firstTime: number | null = null;
     let lastTime: number | null = null;
-    let aborted = false;
-    for await (const step of replayTicks(this.#rows, this.markets)) {
-      if (hooks.signal?.aborted) {
-        aborted = true;
-        break;
-      }
+    const apply = (step: ReplayStep): Promise<void> | undefined => {
       if (warming && step.tick.time >= this.warmupEnd!) {
         warming = false;
         this.pipeline.warmingUp = false;
         // The account as the session starts, for whoever records it.
-        dirty = true;
+        this.#dirty = true;
         hooks.onWarmedUp?.({ candles: warmupCandles, until: this.warmupEnd! });
       }
-      if (hooks.pace && !warming) await hooks.pace(step);
       const { tick, market } = step;
       if (step.candleStart) {
         if (warming) warmupCandles += 1;
@@ -379,26 +399,93 @@ export class LocalSession {
       firstTime ??= tick.time;
       lastTime = tick.time;
       this.clock.set(tick.time);
-      this.engine.setIndexPrice(market.marketId, tick.price, tick.time);
+      this.engine.setIndexPriceFp9(market.marketId, tick.priceFp9, tick.time);
       const today = Math.floor(tick.time / DAY_MS);
       // Positions and orders change only by engine events; risk also moves with the price while a
       // position is open, and at a new day.
-      const books = dirty;
+      const books = this.#dirty;
       const accounts = books || open.size > 0 || today !== day;
       day = today;
-      dirty = false;
-      await this.#pump.publish({ accounts, books });
-      if (this.pipeline.busy) {
-        await this.pipeline.idle();
-        // What the executor did is visible before the next price.
-        if (dirty) await this.#pump.publish({ markets: false });
-        dirty = false;
-      }
+      this.#dirty = false;
+      const published = this.#publish({ accounts, books });
+      if (published !== undefined || this.pipeline.busy) return this.#settle(published, step, hooks);
       hooks.afterStep?.(step);
       this.#candles.check();
+      return undefined;
+    };
+    /**
+     * Plays `steps` from `i` in order: true when done, false once the run is aborted, or a promise of
+     * either when a step has to wait (pacing, async reads, the executor). No promise otherwise.
+     */
+    const play = (steps: readonly ReplayStep[], i: number): boolean | Promise<boolean> => {
+      for (; i < steps.length; i += 1) {
+        const step = steps[i]!;
+        if (hooks.signal?.aborted) return false;
+        // Warm-up candles go at full speed; pacing starts with the first candle of the run.
+        if (hooks.pace && !(warming && step.tick.time < this.warmupEnd!)) {
+          const next = i + 1;
+          return hooks.pace(step).then(async () => {
+            await apply(step);
+            return play(steps, next);
+          });
+        }
+        const pending = apply(step);
+        if (pending !== undefined) {
+          const next = i + 1;
+          return pending.then(() => play(steps, next));
+        }
+      }
+      return true;
+    };
+    const interleaver = new TickInterleaver(this.markets);
+    let aborted = false;
+    const rows = this.#rows;
+    if (Symbol.iterator in rows) {
+      for (const { key, source, row } of rows) {
+        let done = play(interleaver.add(key, source, row), 0);
+        if (done !== true && done !== false) done = await done;
+        if (!done) {
+          aborted = true;
+          break;
+        }
+      }
+    } else {
+      for await (const { key, source, row } of rows) {
+        if (!(await play(interleaver.add(key, source, row), 0))) {
+          aborted = true;
+          break;
+        }
+      }
     }
+    if (!aborted) aborted = !(await play(interleaver.flush(), 0));
     unsubscribe();
     return { candles, ticks, firstTime, lastTime, aborted };
+  }
+
+  /** Publish through the synchronous reads when the engine is unwrapped (undefined: done). */
+  #publish(selection: PublishSelection): Promise<void> | undefined {
+    if (this.#syncReads) {
+      this.#pump.publishNow(selection);
+      return undefined;
+    }
+    return this.#pump.publish(selection);
+  }
+
+  /** The rest of a step that has to wait: async reads, or the executor finishing what was asked. */
+  async #settle(published: Promise<void> | undefined, step: ReplayStep, hooks: RunHooks): Promise<void> {
+    if (published !== undefined) await published;
+    // What the executor did is visible before the next price, and what that makes the guard or a
+    // strategy ask (a kill switch flattening after a fill) is done before it too: a live run would
+    // see both before its next poll. Until nothing is in flight.
+    while (this.pipeline.busy) {
+      await this.pipeline.idle();
+      if (this.#dirty) {
+        this.#dirty = false;
+        await this.#publish({ markets: false });
+      }
+    }
+    hooks.afterStep?.(step);
+    this.#candles.check();
   }
 
   /** Stop strategies and wait for the executor. */
@@ -410,24 +497,50 @@ export class LocalSession {
   }
 }
 
-/** Rows from `from()` (asked once the file's period is known) to before `to`. */
-async function* withinRange(rows: AsyncIterable<CandleRow>, from: (() => number) | undefined, to: number | undefined): AsyncGenerator<CandleRow> {
+/** Whether a row is before `from()` (asked at the first row, once the file's period is known), inside, or at `to` and after. */
+function rangeCheck(from: (() => number) | undefined, to: number | undefined): (row: CandleRow) => 'before' | 'inside' | 'after' {
   let lower: number | undefined;
-  for await (const row of rows) {
+  return (row) => {
     lower ??= from?.() ?? Number.NEGATIVE_INFINITY;
-    if (row.time < lower) continue;
-    if (to !== undefined && row.time >= to) return;
-    yield row;
+    if (row.time < lower) return 'before';
+    return to !== undefined && row.time >= to ? 'after' : 'inside';
+  };
+}
+
+async function* withinRange(rows: AsyncIterable<CandleRow>, from: (() => number) | undefined, to: number | undefined): AsyncGenerator<CandleRow> {
+  const where = rangeCheck(from, to);
+  for await (const row of rows) {
+    const w = where(row);
+    if (w === 'after') return;
+    if (w === 'inside') yield row;
   }
 }
 
-async function* prepend<T>(first: T, rest: AsyncIterator<T>): AsyncGenerator<T> {
-  yield first;
-  for (;;) {
-    const next = await rest.next();
-    if (next.done) return;
-    yield next.value;
+function* withinRangeSync(rows: Iterable<CandleRow>, from: (() => number) | undefined, to: number | undefined): Generator<CandleRow> {
+  const where = rangeCheck(from, to);
+  for (const row of rows) {
+    const w = where(row);
+    if (w === 'after') return;
+    if (w === 'inside') yield row;
   }
+}
+
+/** `first`, then the rest of the rows, synchronous if they are. */
+function prepend<T>(first: T, rest: Iterable<T> | AsyncIterable<T>): Iterable<T> | AsyncIterable<T> {
+  if (Symbol.iterator in rest) {
+    return (function* () {
+      yield first;
+      yield* rest;
+    })();
+  }
+  return (async function* () {
+    yield first;
+    yield* rest;
+  })();
+}
+
+async function* toAsync<T>(rows: Iterable<T> | AsyncIterable<T>): AsyncGenerator<T> {
+  yield* rows;
 }
 
 /**

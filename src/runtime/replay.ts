@@ -7,35 +7,71 @@
  * extremes (low first on a rising candle, high first on a falling one) at t + p/3 and t + 2p/3,
  * then the close at t + p − 1 ms. A repeated price inside a candle is not sent again (it carries no
  * news and costs an engine step); the open always is, so every candle reaches the candle builder.
+ *
+ * Prices travel as fp9 integers (price × 10^9), the engine's own unit: a replayed tick makes no
+ * Decimal. A row's text is read straight into fp9 when it has at most 9 decimals (every file the
+ * readers know); longer text goes through Decimal and rounds half-even, as the engine rounds a
+ * Decimal price, and its order and repeats are decided on the exact values as before.
  */
-import { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
+import { decToRaw } from '../engine/fixed.js';
 import type { CandleRow } from '../feed/files/types.js';
 
 export interface Tick {
   readonly time: number;
-  readonly price: Decimal;
+  /** Index price, fp9 (price × 10^9). */
+  readonly priceFp9: bigint;
+}
+
+const SHORT_PLAIN = /^(\d+)(?:\.(\d{1,9}))?$/;
+const PAD = ['', '0', '00', '000', '0000', '00000', '000000', '0000000', '00000000', '000000000'];
+
+/** fp9 of a plain decimal with at most 9 places; undefined for anything else. */
+function exactFp9(text: string): bigint | undefined {
+  const m = SHORT_PLAIN.exec(text);
+  if (m === null) return undefined;
+  const frac = m[2] ?? '';
+  return BigInt(m[1]! + frac + PAD[9 - frac.length]!);
 }
 
 /** The ticks of one candle, in the order the replay sends them. */
 export function candleTicks(row: CandleRow, periodMs: number): Tick[] {
-  const open = new Dec(row.open);
-  const high = new Dec(row.high);
-  const low = new Dec(row.low);
-  const close = new Dec(row.close);
-  const rising = close.gte(open);
-  const first = rising ? low : high;
-  const second = rising ? high : low;
+  const out: Tick[] = [];
   const t = row.time;
-  const ticks: Tick[] = [{ time: t, price: open }];
-  const push = (time: number, price: Decimal): void => {
-    const last = ticks[ticks.length - 1]!;
-    if (!price.eq(last.price)) ticks.push({ time: Math.max(time, last.time + 1), price });
-  };
-  push(t + Math.floor(periodMs / 3), first);
-  push(t + Math.floor((2 * periodMs) / 3), second);
-  push(t + periodMs - 1, close);
-  return ticks;
+  const open = exactFp9(row.open);
+  const high = exactFp9(row.high);
+  const low = exactFp9(row.low);
+  const close = exactFp9(row.close);
+  if (open !== undefined && high !== undefined && low !== undefined && close !== undefined) {
+    // Exact: comparing the integers is comparing the prices.
+    const rising = close >= open;
+    out.push({ time: t, priceFp9: open });
+    pushTick(out, t + Math.floor(periodMs / 3), rising ? low : high);
+    pushTick(out, t + Math.floor((2 * periodMs) / 3), rising ? high : low);
+    pushTick(out, t + periodMs - 1, close);
+    return out;
+  }
+  // More than 9 places: order and repeats on the exact Decimals, the engine's rounding for the price.
+  const o = new Dec(row.open);
+  const h = new Dec(row.high);
+  const l = new Dec(row.low);
+  const c = new Dec(row.close);
+  const rising = c.gte(o);
+  const seq = [o, rising ? l : h, rising ? h : l, c];
+  const times = [t, t + Math.floor(periodMs / 3), t + Math.floor((2 * periodMs) / 3), t + periodMs - 1];
+  out.push({ time: t, priceFp9: decToRaw(o) });
+  let sent = o;
+  for (let i = 1; i < 4; i += 1) {
+    if (seq[i]!.eq(sent)) continue;
+    sent = seq[i]!;
+    out.push({ time: Math.max(times[i]!, out[out.length - 1]!.time + 1), priceFp9: decToRaw(sent) });
+  }
+  return out;
+}
+
+function pushTick(out: Tick[], time: number, priceFp9: bigint): void {
+  const last = out[out.length - 1]!;
+  if (priceFp9 !== last.priceFp9) out.push({ time: Math.max(time, last.time + 1), priceFp9 });
 }
 
 export interface ReplayMarket {
@@ -51,33 +87,62 @@ export interface ReplayStep {
   readonly candleStart: boolean;
 }
 
+interface PendingStep extends ReplayStep {
+  readonly order: number;
+}
+
+const NONE: readonly ReplayStep[] = Object.freeze([]);
+
 /**
- * Interleave the ticks of several markets' candles by time. `rows` must be merged by candle open time
- * (see `mergeByTime`). A candle's ticks lie inside its period, so every pending tick earlier than the
- * next candle's open can go out; ticks at the same time go in market order. At most four ticks per
- * market wait at any moment, whatever the candle periods.
+ * Interleaves the ticks of several markets' candles by time, synchronously. Candles must come merged
+ * by open time (see `mergeByTime`). A candle's ticks lie inside its period, so every pending tick
+ * earlier than the next candle's open can go out; ticks at the same time go in market order. At most
+ * four ticks per market wait at any moment, whatever the candle periods.
  */
+export class TickInterleaver {
+  readonly #markets: ReadonlyMap<string, ReplayMarket>;
+  #pending: PendingStep[] = [];
+
+  constructor(markets: ReadonlyMap<string, ReplayMarket>) {
+    this.#markets = markets;
+  }
+
+  /** Take the next candle of market `key` (from source `source`); returns the steps now due, in order. */
+  add(key: string, source: number, row: CandleRow): readonly ReplayStep[] {
+    const market = this.#markets.get(key);
+    if (!market) throw new Error(`replayTicks: rows for unknown market ${key}`);
+    const due = this.#release(row.time);
+    const ticks = candleTicks(row, market.periodMs);
+    for (let i = 0; i < ticks.length; i += 1) this.#pending.push({ market, tick: ticks[i]!, candleStart: i === 0, order: source });
+    return due;
+  }
+
+  /** Every step still waiting (the end of the data). */
+  flush(): readonly ReplayStep[] {
+    return this.#release(Number.POSITIVE_INFINITY);
+  }
+
+  #release(before: number): readonly ReplayStep[] {
+    const pending = this.#pending;
+    if (pending.length === 0) return NONE;
+    if (pending.length > 1) pending.sort((a, b) => a.tick.time - b.tick.time || a.order - b.order);
+    let n = 0;
+    while (n < pending.length && pending[n]!.tick.time < before) n += 1;
+    if (n === pending.length) {
+      this.#pending = [];
+      return pending;
+    }
+    this.#pending = pending.slice(n);
+    return pending.slice(0, n);
+  }
+}
+
+/** The interleaved steps of merged candle rows, as an async stream (see `TickInterleaver`). */
 export async function* replayTicks(
   rows: AsyncIterable<{ readonly key: string; readonly source: number; readonly row: CandleRow }>,
   markets: ReadonlyMap<string, ReplayMarket>,
 ): AsyncGenerator<ReplayStep> {
-  let pending: Array<ReplayStep & { readonly order: number }> = [];
-  function* release(before: number): Generator<ReplayStep> {
-    if (pending.length === 0) return;
-    pending.sort((a, b) => a.tick.time - b.tick.time || a.order - b.order);
-    let n = 0;
-    while (n < pending.length && pending[n]!.tick.time < before) n += 1;
-    for (let i = 0; i < n; i += 1) {
-      const { market, tick, candleStart } = pending[i]!;
-      yield { market, tick, candleStart };
-    }
-    pending = pending.slice(n);
-  }
-  for await (const { key, source, row } of rows) {
-    const market = markets.get(key);
-    if (!market) throw new Error(`replayTicks: rows for unknown market ${key}`);
-    yield* release(row.time);
-    candleTicks(row, market.periodMs).forEach((tick, i) => pending.push({ market, tick, candleStart: i === 0, order: source }));
-  }
-  yield* release(Number.POSITIVE_INFINITY);
+  const interleaver = new TickInterleaver(markets);
+  for await (const { key, source, row } of rows) yield* interleaver.add(key, source, row);
+  yield* interleaver.flush();
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Dec } from '../../src/core/decimal.js';
+import { rawHuman } from '../../src/engine/fixed.js';
 import type { CandleRow } from '../../src/feed/files/types.js';
 import { candleTicks, replayTicks, type ReplayMarket } from '../../src/runtime/replay.js';
 
@@ -7,17 +7,25 @@ const row = (time: number, open: string, high: string, low: string, close: strin
 
 describe('candle → ticks', () => {
   it('a rising candle goes open, low, high, close; a falling one open, high, low, close', () => {
-    const up = candleTicks(row(0, '10', '15', '8', '12'), 60_000).map((t) => t.price.toString());
+    const up = candleTicks(row(0, '10', '15', '8', '12'), 60_000).map((t) => rawHuman(t.priceFp9));
     expect(up).toEqual(['10', '8', '15', '12']);
-    const down = candleTicks(row(0, '10', '15', '8', '9'), 60_000).map((t) => t.price.toString());
+    const down = candleTicks(row(0, '10', '15', '8', '9'), 60_000).map((t) => rawHuman(t.priceFp9));
     expect(down).toEqual(['10', '15', '8', '9']);
   });
 
   it('keeps every tick inside the period, in time order, and skips repeated prices but never the open', () => {
     const ticks = candleTicks(row(1_000_000, '10', '10', '10', '10'), 60_000);
-    expect(ticks).toEqual([{ time: 1_000_000, price: new Dec('10') }]);
+    expect(ticks).toEqual([{ time: 1_000_000, priceFp9: 10_000_000_000n }]);
     const full = candleTicks(row(1_000_000, '10', '15', '8', '12'), 60_000);
     expect(full.map((t) => t.time)).toEqual([1_000_000, 1_020_000, 1_040_000, 1_059_999]);
+  });
+
+  it('reads prices exactly as fp9; more than 9 places round half-even, repeats judged on the exact values', () => {
+    expect(candleTicks(row(0, '0.000000001', '0.000000003', '0.000000001', '0.000000002'), 60_000).map((t) => t.priceFp9)).toEqual([1n, 3n, 2n]);
+    // 10.0000000005 and 10.0000000015 both have 10 places: they round to 10.000000000 and 10.000000002,
+    // and the low (10.0000000004) differs from the open as a value, so it is sent though it rounds alike.
+    const long = candleTicks(row(0, '10.0000000005', '10.0000000015', '10.0000000004', '10.0000000015'), 60_000);
+    expect(long.map((t) => rawHuman(t.priceFp9))).toEqual(['10', '10', '10.000000002']);
   });
 
   it('interleaves markets of different periods by time, markets in order on ties', async () => {

@@ -6,6 +6,8 @@ import { toRaw } from '../../src/risk/fixed.js';
 import { Fp9FormatError, Fp9PrecisionError } from '../../src/core/errors.js';
 import {
   FP9_PATTERN,
+  decGreater,
+  decLess,
   decodeFp9,
   encodeFp9,
   fromFp9Raw,
@@ -212,8 +214,24 @@ describe('fp9 tag on engine-built Decimals', () => {
     expect(d).toEqual(new Dec('43512.370000001'));
     expect(JSON.stringify({ d })).toBe('{"d":"43512.370000001"}');
     expect(Object.keys(d)).toEqual(Object.keys(new Dec('1.5')));
+    expect(Object.getOwnPropertySymbols(d)).toEqual([]);
+    expect({ ...d }).toEqual({ ...new Dec('43512.370000001') });
     expect(taggedFp9(new Dec('43512.370000001'))).toBeUndefined();
     // The tag is trusted as exact: toRaw takes it over the digits (which here would say otherwise).
     expect(toRaw(tagFp9(new Dec('7'), 5n))).toBe(5n);
+  });
+});
+
+describe('decGreater / decLess', () => {
+  it('order two Decimals as gt / lt do, tagged or not, on either side', () => {
+    fc.assert(
+      fc.property(raw, raw, fc.boolean(), fc.boolean(), (a, b, tagA, tagB) => {
+        const x = tagA ? rawToDec(a) : fromFp9Raw(a);
+        const y = tagB ? rawToDec(b) : fromFp9Raw(b);
+        expect(decGreater(x, y)).toBe(x.gt(y));
+        expect(decLess(x, y)).toBe(x.lt(y));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { fromFp9Raw, toFp9Raw } from '../../src/core/fp9.js';
-import { ceilDiv, decToRaw, floorDiv, parseRaw, rawHuman, rawToDec } from '../../src/engine/fixed.js';
+import { ceilDiv, DecMemo, decToRaw, floorDiv, freshDec, parseRaw, rawHuman, rawToDec } from '../../src/engine/fixed.js';
+import { taggedFp9 } from '../../src/core/fp9.js';
 
 const decimalString = fc
   .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.integer({ min: 0, max: 14 }))
@@ -66,5 +67,39 @@ describe('fp9 integer helpers', () => {
     expect(wrong).toEqual([]);
     expect(seen.map((r) => rawToDec(r).toString())).toEqual(before);
     expect(seen.map((r) => rawToDec(r).eq(fromFp9Raw(r)))).toEqual([true, true, true]);
+  });
+  it('freshDec builds the very Decimal the decimal text parses to: digit words, exponent, sign, arithmetic', () => {
+    const internals = (x: unknown) => {
+      const { s, e, d } = x as { s: number; e: number; d: number[] };
+      return { s, e, d: [...d] };
+    };
+    // Around 2^53 the fast path hands over to the text path; both sides of it are drawn.
+    const raws = fc.oneof(
+      fc.bigInt({ min: -(2n ** 53n) - 10n, max: 2n ** 53n + 10n }),
+      fc.bigInt({ min: -1_000_000_000n, max: 1_000_000_000n }),
+      fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n }),
+    );
+    fc.assert(
+      fc.property(raws, (raw) => {
+        const fast = freshDec(raw);
+        const text = new Dec(rawHuman(raw));
+        expect(internals(fast)).toEqual(internals(text));
+        expect(fast.toString()).toBe(text.toString());
+        expect(fast.constructor).toBe(text.constructor);
+        expect(fast.times(7).div(3).toString()).toBe(text.times(7).div(3).toString());
+        expect(taggedFp9(fast)).toBe(raw);
+        expect(JSON.stringify({ v: fast })).toBe(JSON.stringify({ v: text }));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+  it('DecMemo hands out the same Decimal while the value stands and a new one when it moves', () => {
+    const memo = new DecMemo();
+    const a = memo.of(60_000_000_000_000n);
+    expect(memo.of(60_000_000_000_000n)).toBe(a);
+    const b = memo.of(60_000_500_000_000n);
+    expect(b).not.toBe(a);
+    expect(b.toString()).toBe('60000.5');
+    expect(memo.of(60_000_000_000_000n).toString()).toBe('60000');
   });
 });

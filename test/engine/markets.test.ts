@@ -2,6 +2,7 @@
  * Conformance: the Market record from presets, flags, the weekly schedule of an RWA market, `change`,
  * market reads (get with account resolution, list, 404s) and the zero-cost preset.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MarketPausedError, NotFoundError } from '../../src/api/errors.js';
 import { SCHEDULE_NONE_AHEAD } from '../../src/api/types.js';
@@ -9,6 +10,8 @@ import { dec } from '../../src/core/decimal.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { ENGINE_PRESETS, Engine } from '../../src/engine/index.js';
 import { D, HOUR, MIN, T0, rejects } from './helpers.js';
+
+const DAY = 24 * HOUR;
 
 describe('Market record', () => {
   it('config, state, settings from the crypto preset; index price and block timestamp from the caller', async () => {
@@ -57,6 +60,44 @@ describe('Market record', () => {
     expect(got.change.initialPrice.toString()).toBe('106'); // at 30h − 24h = 6h
     expect(got.change.initialPrice4h.toString()).toBe('126');
     expect(got.change.initialPrice1h.toString()).toBe('129');
+  });
+  // Mostly several prices a minute (the lookups cross history times between two prices of one
+  // minute), sometimes hours apart (the history spans a day and more).
+  const gaps = fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 1, max: 30_000 }) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 300 * MIN }) });
+  it('change, read after every price, equals the minute history looked up afresh (kept views, pruning, reads between prices)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(gaps, fc.integer({ min: 1, max: 999 }), fc.boolean()), { minLength: 50, maxLength: 700 }), (steps) => {
+        const e = new Engine({ startMs: T0 });
+        const m = e.addMarket({ baseAsset: 'BTC', price: dec(100) });
+        e.addUser('u');
+        const reads = e.exchangeFor('u').now;
+        // The reference: the first time and the last price of every minute with a price.
+        const at: number[] = [T0];
+        const price: number[] = [100];
+        let minute = Math.floor(T0 / 60_000);
+        const lookup = (t: number): string => {
+          let found = -1;
+          for (let i = 0; i < at.length && at[i]! <= t; i++) found = i;
+          return found < 0 ? '0' : String(price[found]);
+        };
+        let t = T0;
+        for (const [gap, p, readTwice] of steps) {
+          t += gap;
+          e.setIndexPrice(m.id, dec(p), t);
+          if (Math.floor(t / 60_000) !== minute) {
+            minute = Math.floor(t / 60_000);
+            at.push(t);
+            price.push(p);
+          } else price[price.length - 1] = p;
+          const reps = readTwice ? 2 : 1;
+          for (let r = 0; r < reps; r++) {
+            const got = reads.getMarket(m.id).change;
+            expect([got.initialPrice.toString(), got.initialPrice4h.toString(), got.initialPrice1h.toString()]).toEqual([lookup(t - DAY), lookup(t - 4 * HOUR), lookup(t - HOUR)]);
+          }
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
   it('bad market specs are refused with the config key', () => {
     const e = new Engine({ startMs: T0 });

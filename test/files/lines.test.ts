@@ -6,10 +6,8 @@ import { tempDir } from './helpers.js';
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-async function list<T>(it: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const x of it) out.push(x);
-  return out;
+function list<T>(it: Iterable<T>): T[] {
+  return [...it];
 }
 
 describe('line readers', () => {
@@ -24,9 +22,9 @@ describe('line readers', () => {
         async (lines, eol, finalEol, chunk) => {
           const text = lines.join(eol) + (finalEol ? eol : '');
           const file = tmp.write(`l${n++}.txt`, text);
-          const total = await countLines(file);
-          const forward = await list(readLinesForward(file));
-          const backward = await list(readLinesBackward(file, 0, total, chunk));
+          const total = countLines(file);
+          const forward = list(readLinesForward(file));
+          const backward = list(readLinesBackward(file, 0, total, chunk));
           // a final line break ends the last line; an empty file has no line at all
           const body = text.endsWith(eol) ? text.slice(0, -eol.length) : text;
           const expected = text === '' ? [] : body.split(eol);

@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { buildReportJson } from '../../src/report/report-json.js';
+import { Fp9EquitySample } from '../../src/report/equity-sample.js';
 import { decodeResult, encodeResult } from '../../src/report/result-codec.js';
 import { backtestJobOptions, type BacktestJob } from '../../src/runtime/backtest-job.js';
 import { runBacktest } from '../../src/runtime/backtest.js';
@@ -57,5 +58,8 @@ describe('the sweep thread pool', () => {
     };
     expect(decoded.initialBalance.toFixed()).toBe('100000.000000001');
     expect(decoded.fills[0]!.fee.isZero() && decoded.fills[0]!.fee.isNegative()).toBe(true);
+    // A backtest's equity samples hold fp9 integers and build their Decimal when read.
+    const samples = decodeResult(encodeResult({ equity: [new Fp9EquitySample(1_700_000_000_000, 100_000_123_456_789n)] } as never)).equity;
+    expect(samples.map((e) => [e.time, e.equity.toFixed()])).toEqual([[1_700_000_000_000, '100000.123456789']]);
   });
 });

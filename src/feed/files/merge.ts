@@ -10,6 +10,11 @@ export interface MergeSource<R> {
   readonly rows: AsyncIterable<R>;
 }
 
+export interface SyncMergeSource<R> {
+  readonly key: string;
+  readonly rows: Iterable<R>;
+}
+
 export interface MergedRow<R> {
   readonly key: string;
   /** Index of the source in the list given to `mergeByTime`. */
@@ -27,19 +32,33 @@ function before<R>(a: Head<R>, b: Head<R>): boolean {
   return a.time < b.time || (a.time === b.time && a.source < b.source);
 }
 
-/**
- * Merge sources by `timeOf(row)` (default `row.time`). A source that goes back in time is a
- * programming error in that source and throws, naming it.
- */
-export async function* mergeByTime<R>(
-  sources: readonly MergeSource<R>[],
-  timeOf: (row: R) => number = (row) => (row as { time: number }).time,
-): AsyncGenerator<MergedRow<R>> {
-  const iterators = sources.map((s) => s.rows[Symbol.asyncIterator]());
-  const heap: Head<R>[] = [];
-  const lastTime = sources.map(() => -Infinity);
-  const push = (h: Head<R>) => {
-    heap.push(h);
+/** The heap of one pending row per source, and the check that no source goes back in time. */
+class TimeMerge<R> {
+  readonly #keys: readonly string[];
+  readonly #timeOf: (row: R) => number;
+  readonly #heap: Head<R>[] = [];
+  readonly #lastTime: number[];
+
+  constructor(keys: readonly string[], timeOf: (row: R) => number) {
+    this.#keys = keys;
+    this.#timeOf = timeOf;
+    this.#lastTime = keys.map(() => -Infinity);
+  }
+
+  get size(): number {
+    return this.#heap.length;
+  }
+
+  /** The next row of `source`, or nothing at its end. */
+  offer(source: number, next: IteratorResult<R>): void {
+    if (next.done) return;
+    const time = this.#timeOf(next.value);
+    if (!(time >= this.#lastTime[source]!)) {
+      throw new RangeError(`mergeByTime: source ${source} (${this.#keys[source]}) went back in time: ${time} after ${this.#lastTime[source]}`);
+    }
+    this.#lastTime[source] = time;
+    const heap = this.#heap;
+    heap.push({ time, source, row: next.value });
     let i = heap.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
@@ -47,8 +66,11 @@ export async function* mergeByTime<R>(
       [heap[i], heap[p]] = [heap[p]!, heap[i]!];
       i = p;
     }
-  };
-  const pop = (): Head<R> => {
+  }
+
+  /** The earliest pending row, out of the heap. */
+  take(): MergedRow<R> {
+    const heap = this.#heap;
     const top = heap[0]!;
     const end = heap.pop()!;
     if (heap.length > 0) {
@@ -65,25 +87,26 @@ export async function* mergeByTime<R>(
         i = m;
       }
     }
-    return top;
-  };
-  const pull = async (source: number) => {
-    const next = await iterators[source]!.next();
-    if (next.done) return;
-    const time = timeOf(next.value);
-    if (!(time >= lastTime[source]!)) {
-      throw new RangeError(`mergeByTime: source ${source} (${sources[source]!.key}) went back in time: ${time} after ${lastTime[source]}`);
-    }
-    lastTime[source] = time;
-    push({ time, source, row: next.value });
-  };
+    return { key: this.#keys[top.source]!, source: top.source, row: top.row };
+  }
+}
+
+const byRowTime = <R>(row: R): number => (row as { time: number }).time;
+
+/**
+ * Merge sources by `timeOf(row)` (default `row.time`). A source that goes back in time is a
+ * programming error in that source and throws, naming it.
+ */
+export async function* mergeByTime<R>(sources: readonly MergeSource<R>[], timeOf: (row: R) => number = byRowTime): AsyncGenerator<MergedRow<R>> {
+  const iterators = sources.map((s) => s.rows[Symbol.asyncIterator]());
+  const merge = new TimeMerge<R>(sources.map((s) => s.key), timeOf);
   let finished = false;
   try {
-    for (let s = 0; s < iterators.length; s++) await pull(s);
-    while (heap.length > 0) {
-      const h = pop();
-      yield { key: sources[h.source]!.key, source: h.source, row: h.row };
-      await pull(h.source);
+    for (let s = 0; s < iterators.length; s++) merge.offer(s, await iterators[s]!.next());
+    while (merge.size > 0) {
+      const next = merge.take();
+      yield next;
+      merge.offer(next.source, await iterators[next.source]!.next());
     }
     finished = true;
   } finally {
@@ -91,5 +114,23 @@ export async function* mergeByTime<R>(
       // stopped early (break or error): let every source close its file
       await Promise.allSettled(iterators.map((it) => it.return?.()));
     }
+  }
+}
+
+/** `mergeByTime` over synchronous sources: a merged row costs no promise. */
+export function* mergeByTimeSync<R>(sources: readonly SyncMergeSource<R>[], timeOf: (row: R) => number = byRowTime): Generator<MergedRow<R>> {
+  const iterators = sources.map((s) => s.rows[Symbol.iterator]());
+  const merge = new TimeMerge<R>(sources.map((s) => s.key), timeOf);
+  let finished = false;
+  try {
+    for (let s = 0; s < iterators.length; s++) merge.offer(s, iterators[s]!.next());
+    while (merge.size > 0) {
+      const next = merge.take();
+      yield next;
+      merge.offer(next.source, iterators[next.source]!.next());
+    }
+    finished = true;
+  } finally {
+    if (!finished) for (const it of iterators) it.return?.();
   }
 }

@@ -79,6 +79,20 @@ export const consistencyRule: Rule = (intent, ctx) => {
   };
 };
 
+/**
+ * share × (base − floor), rounded up: the kill switch's distance above a floor. Checked on every price
+ * while a position is open, and a floor stands until the figures it is made of change, so it is kept
+ * with the floor object.
+ */
+const KILL_DISTANCE = new WeakMap<Floor, { share: bigint; near: bigint }>();
+function killDistance(f: Floor, share: bigint): bigint {
+  const kept = KILL_DISTANCE.get(f);
+  if (kept !== undefined && kept.share === share) return kept.near;
+  const near = mulUp(f.base - f.floor, share);
+  KILL_DISTANCE.set(f, { share, near });
+  return near;
+}
+
 export interface KillSwitchTrip {
   readonly floor: Floor;
   readonly code: 'kill_switch_floor' | 'kill_switch_exposure';
@@ -94,7 +108,7 @@ export interface KillSwitchTrip {
 export function killSwitchTrip(a: AccountFigures, n: RuleNumbers, onExposure: boolean): KillSwitchTrip | undefined {
   if (!a.hasRisk) return undefined;
   for (const f of a.floors) {
-    const near = mulUp(f.base - f.floor, n.killShare);
+    const near = killDistance(f, n.killShare);
     if (a.equity - f.floor <= near) {
       return {
         floor: f,

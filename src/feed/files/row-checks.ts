@@ -1,0 +1,214 @@
+/**
+ * What the candle reader checks row by row, whatever the source: blank and bad rows (skipped,
+ * counted, reported, and too many of them refused), one time unit per file, duplicates and rows out of
+ * order, the period inferred from the first rows (held back until it is known), gaps against the data's
+ * own calendar, and the summary. Push-based, so a synchronous line source and an asynchronous JSON
+ * stream share it.
+ */
+import { DataFileError } from './errors.js';
+import { UNIT_NAMES, type RowParse } from './layouts.js';
+import type { BadRow, CandleFileOptions, CandleRow, Diagnostic, FileLayout, Gap, ReadSummary, TimeUnit } from './types.js';
+
+export interface RawRow {
+  readonly line: number;
+  readonly text: string;
+  readonly parsed: RowParse;
+}
+
+export type MutableSummary = {
+  -readonly [K in keyof ReadSummary]: ReadSummary[K] extends readonly (infer T)[] ? T[] : ReadSummary[K];
+};
+
+const DEFAULT_MAX_BAD_ROWS = 100;
+const DEFAULT_INFER_ROWS = 16;
+const DEFAULT_KEEP = 50;
+const DAY_MS = 86_400_000;
+const NONE: readonly CandleRow[] = [];
+
+export class RowChecks {
+  readonly #file: string;
+  readonly #layout: FileLayout;
+  readonly #options: CandleFileOptions;
+  readonly #summary: MutableSummary;
+  /** Refuses an inferred period (too short for candles, …). */
+  readonly #checkPeriod: (period: number, unit: TimeUnit | null, held: readonly CandleRow[]) => void;
+  readonly #maxBad: number;
+  readonly #keep: number;
+  readonly #inferRows: number;
+  #period: number | null;
+  #last: CandleRow | undefined;
+  #lastBad: BadRow | undefined;
+  #held: CandleRow[] = [];
+  #unitLine = 0;
+  #weekendSeen = false;
+  #yieldedLast: CandleRow | undefined;
+
+  constructor(
+    file: string,
+    layout: FileLayout,
+    options: CandleFileOptions,
+    summary: MutableSummary,
+    checkPeriod: (period: number, unit: TimeUnit | null, held: readonly CandleRow[]) => void,
+  ) {
+    this.#file = file;
+    this.#layout = layout;
+    this.#options = options;
+    this.#summary = summary;
+    this.#checkPeriod = checkPeriod;
+    this.#maxBad = options.maxBadRows ?? DEFAULT_MAX_BAD_ROWS;
+    this.#keep = options.keepDiagnostics ?? DEFAULT_KEEP;
+    this.#inferRows = Math.max(2, options.inferFromRows ?? DEFAULT_INFER_ROWS);
+    this.#period = options.periodMs ?? null;
+  }
+
+  /** The rows that can go out after this one: none (skipped or held back), this one, or the held ones. */
+  push(raw: RawRow): readonly CandleRow[] {
+    if (raw.text.trim() === '') return NONE;
+    const p = raw.parsed;
+    const summary = this.#summary;
+    if (!p.ok) {
+      this.#bad(raw.line, raw.text, p.reason, p.message);
+      return NONE;
+    }
+    // One unit per file, from its first row: a row in another unit is a mistake to report, not a
+    // date to guess (a millisecond time of year 10000 would otherwise read as microseconds of 1978).
+    if (summary.timeUnit === null) {
+      summary.timeUnit = p.unit;
+      this.#unitLine = raw.line;
+    } else if (p.unit !== summary.timeUnit) {
+      this.#bad(raw.line, raw.text, 'timestamp', `time in ${UNIT_NAMES[p.unit]}, but the file's times are ${UNIT_NAMES[summary.timeUnit]} (line ${this.#unitLine})`);
+      return NONE;
+    }
+    if (p.rounded) {
+      summary.roundedRows += 1;
+      summary.firstRoundedLine ??= raw.line;
+    }
+    const last = this.#last;
+    if (last && p.time <= last.time) {
+      if (p.time === last.time) this.#bad(raw.line, raw.text, 'duplicate', `time ${iso(p.time)} repeats the row on line ${last.line}`);
+      else this.#bad(raw.line, raw.text, 'out_of_order', `time ${iso(p.time)} is before ${iso(last.time)} (line ${last.line})`);
+      return NONE;
+    }
+    const row: CandleRow = { time: p.time, open: p.open, high: p.high, low: p.low, close: p.close, volume: p.volume, line: raw.line };
+    this.#last = row;
+    if (this.#period === null) {
+      this.#held.push(row);
+      if (this.#held.length < this.#inferRows) return NONE;
+      this.#period = inferPeriod(this.#held);
+      this.#checkPeriod(this.#period, summary.timeUnit, this.#held);
+      summary.periodMs = this.#period;
+      return this.#release();
+    }
+    this.#accept(row);
+    return [row];
+  }
+
+  /** At the end of the source: the rows still held back; refuses a file without one valid row. */
+  finish(): readonly CandleRow[] {
+    const summary = this.#summary;
+    let out = NONE;
+    if (this.#held.length > 0) {
+      this.#period = this.#held.length >= 2 ? inferPeriod(this.#held) : null;
+      if (this.#period !== null) this.#checkPeriod(this.#period, summary.timeUnit, this.#held);
+      summary.periodMs = this.#period;
+      out = this.#release();
+    }
+    if (summary.rows === 0) {
+      const lastBad = this.#lastBad;
+      throw new DataFileError(
+        this.#file,
+        lastBad?.line ?? 0,
+        `at least one valid ${this.#layout} row`,
+        lastBad ? `only bad rows (${summary.badRows}); the latest: ${lastBad.message}` : 'no data rows',
+      );
+    }
+    return out;
+  }
+
+  #release(): readonly CandleRow[] {
+    const held = this.#held;
+    this.#held = [];
+    for (const h of held) this.#accept(h);
+    return held;
+  }
+
+  #bad(line: number, text: string, reason: BadRow['reason'], message: string): void {
+    const summary = this.#summary;
+    const row: BadRow = { kind: 'bad_row', file: this.#file, line, reason, message, text: text.length > 120 ? text.slice(0, 120) + '…' : text };
+    summary.badRows += 1;
+    if (summary.badRowSamples.length < this.#keep) summary.badRowSamples.push(row);
+    this.#lastBad = row;
+    this.#emit(row);
+    if (summary.badRows > this.#maxBad) {
+      throw new DataFileError(
+        this.#file,
+        line,
+        `at most ${this.#maxBad} bad rows in a ${this.#layout} file (options.maxBadRows)`,
+        `${summary.badRows}; the latest: ${row.message}. Is the file in the ${this.#layout} layout?`,
+      );
+    }
+  }
+
+  #emit(d: Diagnostic): void {
+    this.#options.onDiagnostic?.(d);
+  }
+
+  /** Gap check and bookkeeping for a row that is about to go out. */
+  #accept(row: CandleRow): void {
+    const summary = this.#summary;
+    const prev = this.#yieldedLast;
+    const period = this.#period;
+    if (prev && period !== null) {
+      const missing = Math.floor((row.time - prev.time) / period) - 1;
+      if (missing >= 1) {
+        // Judged against the data's own calendar: a market never seen trading on a weekend is
+        // closed then, and its Friday-to-Monday step is a session break, not missing data.
+        const first = prev.time + period;
+        const last = prev.time + missing * period;
+        const sessionBreak = !this.#weekendSeen && isWeekend(first) && isWeekend(last) && last - first < 2 * DAY_MS;
+        const gap: Gap = { kind: 'gap', file: this.#file, afterTime: prev.time, nextTime: row.time, missingPeriods: missing, line: row.line, ...(sessionBreak ? { sessionBreak } : {}) };
+        if (sessionBreak) summary.sessionBreaks += 1;
+        else {
+          summary.gaps += 1;
+          summary.missingPeriods += missing;
+          if (summary.gapSamples.length < this.#keep) summary.gapSamples.push(gap);
+        }
+        this.#emit(gap);
+      }
+    }
+    this.#weekendSeen ||= isWeekend(row.time);
+    summary.rows += 1;
+    summary.firstTime ??= row.time;
+    summary.lastTime = row.time;
+    this.#yieldedLast = row;
+  }
+}
+
+/** The checked rows of a synchronous source. */
+export function* checkedSync(source: Iterable<RawRow>, checks: RowChecks): Generator<CandleRow> {
+  for (const raw of source) yield* checks.push(raw);
+  yield* checks.finish();
+}
+
+/** The checked rows of an asynchronous source. */
+export async function* checkedAsync(source: AsyncIterable<RawRow>, checks: RowChecks): AsyncGenerator<CandleRow> {
+  for await (const raw of source) yield* checks.push(raw);
+  yield* checks.finish();
+}
+
+/** The smallest positive step between consecutive held rows. */
+function inferPeriod(rows: readonly CandleRow[]): number {
+  let best = Infinity;
+  for (let i = 1; i < rows.length; i++) best = Math.min(best, rows[i]!.time - rows[i - 1]!.time);
+  return best;
+}
+
+/** Saturday or Sunday, UTC. */
+function isWeekend(ms: number): boolean {
+  const day = new Date(ms).getUTCDay();
+  return day === 0 || day === 6;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
