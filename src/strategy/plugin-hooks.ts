@@ -16,9 +16,11 @@
  *   file, when both do), `./x` tries the usual extensions and `./dir` its index file.
  *   Registering all of tsx cost a few hundred milliseconds of start-up; this is what plugins use of it.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire, type InitializeHook, type LoadHook, type ResolveHook } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -212,28 +214,36 @@ function packageType(url: string): 'module' | 'commonjs' | undefined {
 
 /** The part of esbuild's API used here. */
 interface Esbuild {
-  transform(
-    source: string,
-    options: Record<string, unknown>,
-  ): Promise<{ code: string; map: string }>;
+  transform(source: string, options: Record<string, unknown>): Promise<{ code: string; map: string }>;
 }
 
-let esbuild: Esbuild | undefined;
+let esbuild: { readonly api: () => Esbuild; readonly version: string } | undefined;
 
-/** esbuild as tsx ships it (propbot depends on tsx, and through it on the esbuild tsx was tested with). */
-function loadEsbuild(): Esbuild {
+/**
+ * esbuild as tsx ships it (propbot depends on tsx, and through it on the esbuild tsx was tested with).
+ * Its version is read at once (it keys the cache); the API is loaded only to compile.
+ */
+function findEsbuild(): { readonly api: () => Esbuild; readonly version: string } {
   if (!esbuild) {
-    const tsx = createRequire(import.meta.url).resolve('tsx/package.json');
-    esbuild = createRequire(tsx)('esbuild') as Esbuild;
+    const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
+    const { version } = JSON.parse(readFileSync(fromTsx.resolve('esbuild/package.json'), 'utf8')) as { version: string };
+    let api: Esbuild | undefined;
+    esbuild = { version, api: () => (api ??= fromTsx('esbuild') as Esbuild) };
   }
   return esbuild;
 }
 
 const LOADERS: Readonly<Record<string, string>> = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx' };
 
-/** TypeScript to JavaScript with an inline source map, as tsx compiles it (no tsconfig). */
+/**
+ * TypeScript to JavaScript with an inline source map, as tsx compiles it (no tsconfig). The output is
+ * kept on disk by the hash of everything it depends on (esbuild's version, the options, which name
+ * the file and the Node version, and the source), so a plugin run again is not compiled again: loading
+ * esbuild and starting its service cost more than the rest of loading a plugin. tsx kept such a cache.
+ */
 async function compile(source: string, file: string, format: 'module' | 'commonjs'): Promise<string> {
-  const { code, map } = await loadEsbuild().transform(source, {
+  const { api, version } = findEsbuild();
+  const options = {
     loader: LOADERS[path.extname(file)] ?? 'ts',
     format: format === 'module' ? 'esm' : 'cjs',
     target: `node${process.versions.node}`,
@@ -242,9 +252,63 @@ async function compile(source: string, file: string, format: 'module' | 'commonj
     sourcesContent: false,
     keepNames: true,
     minifyWhitespace: true,
-  });
+  };
+  const key = createHash('sha256').update(JSON.stringify([version, options, source])).digest('hex');
+  const cached = readCached(key);
+  if (cached !== undefined) return cached;
+  const { code, map } = await api().transform(source, options);
   // The map names the file by its path; as a URL it is unambiguous whatever the module's URL is.
   const fixed = JSON.parse(map) as { sources: string[] };
   fixed.sources = fixed.sources.map((s) => (path.isAbsolute(s) ? pathToFileURL(s).href : s));
-  return `${code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(fixed)).toString('base64')}`;
+  const output = `${code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(fixed)).toString('base64')}`;
+  writeCached(key, output);
+  return output;
+}
+
+let cacheFolder: string | null | undefined;
+
+/**
+ * This user's cache folder in the temporary directory, or null when it cannot be trusted: it must be
+ * a real folder (not a link), owned by this user and writable by no one else, since what is in it runs.
+ */
+function cache(): string | null {
+  if (cacheFolder === undefined) {
+    cacheFolder = null;
+    const uid = process.getuid?.();
+    const dir = path.join(tmpdir(), `propbot-${uid ?? 'user'}`, 'plugins');
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      for (const d of [path.dirname(dir), dir]) {
+        const s = lstatSync(d);
+        if (!s.isDirectory() || (uid !== undefined && s.uid !== uid) || (s.mode & 0o022) !== 0) return cacheFolder;
+      }
+      cacheFolder = dir;
+    } catch {
+      // No cache: every run compiles.
+    }
+  }
+  return cacheFolder;
+}
+
+function readCached(key: string): string | undefined {
+  const dir = cache();
+  if (dir === null) return undefined;
+  try {
+    return readFileSync(path.join(dir, `${key}.js`), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written whole under a temporary name and renamed, so a reader never sees half a file. */
+function writeCached(key: string, output: string): void {
+  const dir = cache();
+  if (dir === null) return;
+  const temporary = path.join(dir, `${key}.${process.pid}.${Date.now()}.tmp`);
+  try {
+    writeFileSync(temporary, output, { mode: 0o600 });
+    renameSync(temporary, path.join(dir, `${key}.js`));
+  } catch {
+    rmSync(temporary, { force: true });
+  }
 }
