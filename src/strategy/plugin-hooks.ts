@@ -10,10 +10,10 @@
  * - A plugin file of the user's (.ts, .mts, .js outside any node_modules) is an ES module even in a
  *   folder without a package.json: TypeScript plugins are written with `import`/`export`, and loading
  *   one as CommonJS would go through `require`, which these hooks (and one graph) do not reach.
- * - TypeScript (.ts, .mts, .cts, .tsx) is compiled by esbuild, the copy tsx ships, with the options tsx
- *   uses (no tsconfig, inline source maps, so stack traces name the line of the .ts file). Imports are
- *   found the way tsx finds them: `./x.js` is `./x.ts` when only that exists (and from a TypeScript
- *   file, when both do), `./x` tries the usual extensions and `./dir` its index file.
+ * - TypeScript (.ts, .mts, .cts, .tsx) and JSX are compiled by esbuild, the copy tsx ships, with the
+ *   options tsx uses (no tsconfig, inline source maps, so stack traces name the line of the .ts file).
+ *   Imports are found the way tsx finds them: `./x.js` is `./x.ts` when only that exists (and from a
+ *   TypeScript file, when both do), `./x` tries the usual extensions and `./dir` its index file.
  *   Registering all of tsx cost a few hundred milliseconds of start-up; this is what plugins use of it.
  */
 import { createHash } from 'node:crypto';
@@ -62,7 +62,7 @@ export const load: LoadHook = async (url, context, next) => {
   if (JSON_FILE.test(url) && context.importAttributes?.['type'] === undefined) {
     return next(url, { ...context, importAttributes: { ...context.importAttributes, type: 'json' } });
   }
-  if (!url.startsWith('file:') || !TS_FILE.test(urlPath(url))) return next(url, context);
+  if (!url.startsWith('file:') || !COMPILED.test(urlPath(url))) return next(url, context);
   const file = fileURLToPath(url);
   const format = context.format === 'commonjs' ? 'commonjs' : 'module';
   return { format, source: await compile(await readFile(file, 'utf8'), file, format), shortCircuit: true };
@@ -70,6 +70,8 @@ export const load: LoadHook = async (url, context, next) => {
 
 // ---------------------------------------------------------------------------------------- resolving
 
+/** Files compiled here: TypeScript, and JSX as tsx compiles it. */
+const COMPILED = /\.(?:[cm]?ts|[tj]sx)$/;
 const TS_FILE = /\.(?:[cm]?ts|tsx)$/;
 const JSON_FILE = /\.json(?:$|[?#])/;
 /** What tsx tries for an import with this extension (`./x.js` may be `./x.ts`). */
@@ -92,7 +94,7 @@ type Resolved = Awaited<ReturnType<NextResolve>>;
  */
 async function resolveFile(specifier: string, context: Parameters<ResolveHook>[1], next: NextResolve): Promise<Resolved> {
   const relative = isRelative(specifier) || specifier.startsWith('file:') || path.isAbsolute(specifier);
-  if (relative && TS_FILE.test(urlPath(context.parentURL ?? ''))) {
+  if (relative && COMPILED.test(urlPath(context.parentURL ?? ''))) {
     const found = await firstExisting(candidates(specifier, context.parentURL), context, next);
     if (found) return found;
   }
@@ -164,11 +166,11 @@ function urlPath(url: string): string {
   return url.replace(/[?#].*$/, '');
 }
 
-/** The format of a TypeScript file: `.mts` module, `.cts` CommonJS, `.ts` as a `.js` file there would be. */
+/** The format of a file compiled here: `.mts` module, `.cts` CommonJS, others as a `.js` file there would be. */
 function tsFormat(url: string): 'module' | 'commonjs' | undefined {
   if (!url.startsWith('file:')) return undefined;
   const plain = urlPath(url);
-  if (!TS_FILE.test(plain)) return undefined;
+  if (!COMPILED.test(plain)) return undefined;
   if (plain.endsWith('.mts')) return 'module';
   if (plain.endsWith('.cts')) return 'commonjs';
   const type = packageType(plain);
@@ -233,7 +235,7 @@ function findEsbuild(): { readonly api: () => Esbuild; readonly version: string 
   return esbuild;
 }
 
-const LOADERS: Readonly<Record<string, string>> = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx' };
+const LOADERS: Readonly<Record<string, string>> = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx', '.jsx': 'jsx' };
 
 /**
  * TypeScript to JavaScript with an inline source map, as tsx compiles it (no tsconfig). The output is
