@@ -6,6 +6,8 @@
  *                                   strategy, guard, executor; 4 price steps per candle)
  *   backtest.sma-cross.wall-ms      the whole process, start to report written
  *   backtest.startup-ms             start to the first candle replayed (Node, propbot, the TS plugin)
+ *   backtest.startup-cpu-ms         the CPU time of that start-up (all threads of the process)
+ *   node.startup-ms                 the same clock for a bare `node -e`: the floor on this machine
  *   backtest.sma-cross.peak-rss     peak resident memory of that process
  *   backtest.sma-cross-4x.peak-rss  the same series four times in a row: memory must not grow with it
  *   sweep.combos-per-minute.w1/.w2  a 24-combination grid of the shipped 2019 scenario, 1 and 2 workers
@@ -39,6 +41,11 @@ function backtest(file: string, period: string, tmp: string): ChildResult {
   const child = fileURLToPath(new URL('./backtest-child.mjs', import.meta.url));
   const out = execFileSync(process.execPath, [child, file, period, path.join(tmp, 'out')], { encoding: 'utf8', maxBuffer: 1 << 20 });
   return JSON.parse(out.trim().split('\n').pop()!) as ChildResult;
+}
+
+/** Start to first line of a bare Node process, on the clock the start-up figure uses. */
+function bareNode(): number {
+  return Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(performance.now()))'], { encoding: 'utf8' }));
 }
 
 /** The month four times in a row, each copy shifted to start one minute after the previous ends. */
@@ -83,6 +90,7 @@ export async function run(): Promise<void> {
     report('backtest.sma-cross.cpu-ms', median(one.map((r) => r.cpuMs)), 'cpu-ms', n);
     report('backtest.startup-ms', median(one.map((r) => r.startupMs)), 'ms', n);
     report('backtest.startup-cpu-ms', median(one.map((r) => r.startupCpuMs)), 'cpu-ms', n);
+    report('node.startup-ms', median(Array.from({ length: n }, bareNode)), 'ms', n);
     report('backtest.sma-cross.peak-rss', median(one.map((r) => r.peakRssMb)), 'MB', n);
     if (file === shared) {
       const four = fourTimes(shared, tmp);

@@ -6,7 +6,7 @@
  * only ever placed in the outgoing `Authorization` header: errors are built from scratch (never the
  * axios error, which carries the request config and so the header), logs carry the request line only.
  */
-import axios, { type AxiosError, type AxiosInstance, type AxiosResponse, type Method } from 'axios';
+import type { AxiosError, AxiosInstance, AxiosResponse, AxiosStatic, CreateAxiosDefaults, Method } from 'axios';
 import { ConfigError, describeValue } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { isLoopbackHost } from '../core/net.js';
@@ -110,10 +110,22 @@ interface Answer {
   request: string;
 }
 
+let loadedAxios: AxiosStatic | undefined;
+
+/**
+ * axios, loaded with the first request: a backtest, a paper run or a plugin importing 'propbot' never
+ * sends one, and loading axios is ~70 modules plus Node's fetch machinery, which it probes.
+ */
+async function loadAxios(): Promise<AxiosStatic> {
+  loadedAxios ??= (await import('axios')).default;
+  return loadedAxios;
+}
+
 export class HttpExchange implements Exchange {
   readonly baseUrl: string;
   readonly #apiKey: string;
-  readonly #http: AxiosInstance;
+  readonly #httpOptions: CreateAxiosDefaults;
+  #http: AxiosInstance | undefined;
   readonly #logger: ClientLogger | undefined;
   readonly #timeoutMs: number;
 
@@ -130,7 +142,7 @@ export class HttpExchange implements Exchange {
     this.#apiKey = options.apiKey;
     this.#logger = options.logger;
     this.#timeoutMs = timeoutMs;
-    this.#http = axios.create({
+    this.#httpOptions = {
       baseURL: this.baseUrl,
       timeout: timeoutMs,
       headers: { Accept: 'application/json', 'User-Agent': options.userAgent ?? 'propbot' },
@@ -141,7 +153,7 @@ export class HttpExchange implements Exchange {
       maxRedirects: 0,
       // The key must not follow a redirect or a proxy set in the environment to another host.
       proxy: false,
-    });
+    };
   }
 
   // ── Accounts ───────────────────────────────────────────────────────────────────────────────────
@@ -403,6 +415,8 @@ export class HttpExchange implements Exchange {
       headers['x-idempotency-key'] = call.idempotencyKey;
     }
 
+    const axios = loadedAxios ?? (await loadAxios());
+    this.#http ??= axios.create(this.#httpOptions);
     let response: AxiosResponse<unknown>;
     try {
       response = await this.#http.request<unknown>({

@@ -3,7 +3,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import cliProgress from 'cli-progress';
 import { ConfigError } from '../core/errors.js';
 import { createLogger } from '../core/logger.js';
 import { writeReport, type ReportSummaryJson } from '../report/write.js';
@@ -26,7 +25,7 @@ import { parseDataArgs, type BacktestCliOptions } from './scenario-args.js';
 export async function runBacktestCommand(scenarioFile: string | undefined, opts: BacktestCliOptions): Promise<number> {
   const scenario = await scenarioWithData(scenarioFile, opts);
   const showProgress = opts.progress !== false && !opts.json && process.stderr.isTTY === true;
-  const bar = showProgress ? progressBar(scenario) : undefined;
+  const bar = showProgress ? await progressBar(scenario) : undefined;
   const level = opts.log ?? scenario.log ?? 'warn';
   const outcome = await runBacktest({
     ...backtestOptions(scenario),
@@ -135,7 +134,9 @@ function parseParamFlags(values: readonly string[]): Record<string, unknown> {
   return out;
 }
 
-function progressBar(scenario: Scenario): { update: (p: { candles: number; time: number }) => void; stop: () => void } {
+/** A progress bar on the terminal (cli-progress is loaded only then). */
+async function progressBar(scenario: Scenario): Promise<{ update: (p: { candles: number; time: number }) => void; stop: () => void }> {
+  const { default: cliProgress } = await import('cli-progress');
   const from = scenario.from;
   const to = scenario.to;
   const bounded = from !== undefined && to !== undefined;

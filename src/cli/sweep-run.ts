@@ -2,7 +2,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDirectory } from '../core/directories.js';
-import cliProgress from 'cli-progress';
 import { dataRange } from '../research/data-range.js';
 import { OBJECTIVES, objectiveValue } from '../research/objectives.js';
 import { scenarioJob } from '../research/scenario-job.js';
@@ -22,7 +21,9 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
   const total = choice.method === 'grid' ? spaceSize(choice.space) : Math.min(choice.trials!, spaceSize(choice.space));
   const period = choice.method === 'tpe' && choice.prune ? await dataRange(scenario) : undefined;
   const showProgress = opts.progress !== false && !opts.json && process.stderr.isTTY === true;
-  const bar = showProgress
+  // cli-progress is loaded only when a bar is shown.
+  const cliProgress = showProgress ? (await import('cli-progress')).default : undefined;
+  const bar = cliProgress
     ? new cliProgress.SingleBar({ format: 'sweep [{bar}] {value}/{total} runs', stream: process.stderr, clearOnComplete: true }, cliProgress.Presets.shades_classic)
     : undefined;
   const runner = await jobRunner(opts, total, scenario);

@@ -6,9 +6,24 @@
  * `${VAR}` (`port: ${PORT}`) becomes a number or a boolean where the schema wants one.
  */
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './errors.js';
+
+let loadedYaml: typeof Yaml | undefined;
+
+/**
+ * The yaml library, loaded when a file is first read: a backtest from command-line flags, or a plugin
+ * importing 'propbot', reads none, and loading it is ~70 modules. Required, not imported, because
+ * these functions are synchronous; under Node the package's entry is CommonJS either way, so this is
+ * the very module an `import` would give.
+ */
+function yaml(): typeof Yaml {
+  loadedYaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml;
+  return loadedYaml;
+}
 
 export interface LoadConfigOptions {
   /** Environment for `${VAR}` interpolation; defaults to process.env. */
@@ -31,6 +46,7 @@ export function loadConfigFile<S extends z.ZodType>(file: string, schema: S, opt
 /** Validate YAML text. */
 export function parseConfigText<S extends z.ZodType>(text: string, schema: S, options: LoadConfigOptions = {}): z.output<S> {
   const file = options.displayName;
+  const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const first = doc.errors[0];
@@ -83,6 +99,7 @@ function toPlain(doc: Document, counter: LineCounter, file: string | undefined):
   } catch (err) {
     if (!(err instanceof ReferenceError)) throw err;
     const reason = `not usable YAML: ${err.message} (its aliases expand to too many values)`;
+    const { isMap, isScalar } = yaml();
     if (isMap(doc.contents)) {
       for (const pair of doc.contents.items) {
         try {
@@ -108,6 +125,7 @@ export function configKeyLine(file: string, path: readonly string[]): number | u
   } catch {
     return undefined;
   }
+  const { isMap, isScalar, isSeq, LineCounter, parseDocument } = yaml();
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter });
   let node = doc.contents as Node | null | undefined;
@@ -138,6 +156,7 @@ export function locateConfigError(err: unknown, file: string): unknown {
 
 /** 1-based line of the node at `path`, or of its nearest existing ancestor. */
 function lineOf(root: unknown, path: readonly string[], counter: LineCounter): number | undefined {
+  const { isMap, isScalar, isSeq } = yaml();
   let node = root as Node | null | undefined;
   let line = offsetLine(node, counter);
   for (const key of path) {

@@ -3,7 +3,7 @@
  * through `exclusive()`, one at a time. A connection is one transaction context, so a batch's
  * BEGIN…COMMIT must never interleave with another caller's statement.
  */
-import sqlite3 from 'sqlite3';
+import type sqlite3 from 'sqlite3';
 
 export type SqlParam = string | number | bigint | null | Buffer;
 
@@ -15,9 +15,11 @@ export class SqliteConnection {
     this.#db = db;
   }
 
-  static open(file: string): Promise<SqliteConnection> {
+  static async open(file: string): Promise<SqliteConnection> {
+    // The native binding is loaded with the first connection, not by every process that imports propbot.
+    const { default: sqlite } = await import('sqlite3');
     return new Promise((resolve, reject) => {
-      const db = new sqlite3.Database(file, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE, (err) => {
+      const db = new sqlite.Database(file, sqlite.OPEN_READWRITE | sqlite.OPEN_CREATE, (err) => {
         if (err) reject(new Error(`sqlite: cannot open ${file}: ${err.message}`, { cause: err }));
         else resolve(new SqliteConnection(db));
       });

@@ -1,5 +1,5 @@
 /**
- * Loads a strategy plugin from a file (TypeScript through tsx, or JavaScript) or an installed package
+ * Loads a strategy plugin from a file (TypeScript, compiled by esbuild, or JavaScript) or an installed package
  * into this process's own module graph (see plugin-hooks.ts), checks that its default export was made
  * with `defineStrategy`, and validates the parameters against its schema. Every failure is a `ConfigError` that names the plugin and, for parameters, the key.
  */
@@ -116,17 +116,22 @@ async function importPlugin(file: string, where: { file?: string }): Promise<unk
 let hooks: Promise<void> | undefined;
 
 /**
- * Once per thread: TypeScript through tsx's loader, then propbot's own resolve hooks in front of it
- * (the last registered runs first), so every plugin joins this process's one module graph. Run from
- * source (vitest, tsx), the host's loader already compiles TypeScript and maps 'propbot' to src/.
+ * Once per thread: propbot's module hooks (plugin-hooks.ts: its resolution, and TypeScript compiled
+ * as tsx would), so every plugin joins this process's one module graph. Run from source (vitest, tsx),
+ * the host's loader already compiles TypeScript and maps 'propbot' to src/.
+ *
+ * propbot's public entry is imported first: every plugin imports it, and once hooks are registered
+ * each module loaded goes through them on the hooks thread, one round trip at a time. Loaded before,
+ * propbot and the libraries it shares with plugins are already in the graph; the hooks only see the
+ * plugin's own files. Source maps are turned on (as tsx did) so a plugin's stack names its .ts lines.
  */
 function usePluginHooks(): Promise<void> {
   hooks ??= (async () => {
     if (import.meta.url.endsWith('.ts')) return;
-    const { register: registerTsx } = await import('tsx/esm/api');
-    // tsconfig: false, so the tsconfig.json of whatever folder propbot runs in does not remap imports.
-    registerTsx({ tsconfig: false });
-    const data: PluginHooksData = { propbot: new URL('../index.js', import.meta.url).href };
+    const propbot = new URL('../index.js', import.meta.url).href;
+    await import(propbot);
+    process.setSourceMapsEnabled(true);
+    const data: PluginHooksData = { propbot };
     register(new URL('./plugin-hooks.js', import.meta.url), { data });
   })();
   return hooks;

@@ -126,4 +126,30 @@ describe('strategy plugins from any folder', () => {
     expect(lines.some((l) => l.strategy === 'sma-cross' && l.msg.startsWith('fast average crossed'))).toBe(true);
     expect(lines.filter((l) => l.msg === 'request createOrder ok').length).toBeGreaterThan(0);
   });
+
+  it('a plugin edited between two runs runs as edited, and the same text in another folder names its own file', async () => {
+    const root = tempDir('pb-edited-');
+    const source = (name: string, line: string) =>
+      `import { defineStrategy } from 'propbot';\nconst n: number = 1;\n${line}\nexport default defineStrategy({ name: '${name}', version: '1.0.0', assets: ['ORCL'], setup: () => null });\n`;
+    const names = async (dir: string) => {
+      const r = await propbot(['strategies', '--dir', dir, '--json'], dir);
+      return (JSON.parse(r.stdout) as Array<{ shipped: boolean; name?: string; error?: string }>).filter((s) => !s.shipped).map((s) => s.name ?? s.error);
+    };
+    const a = path.join(root, 'a');
+    mkdirSync(a);
+    writeFileSync(path.join(a, 'p.ts'), source('first', '// one'));
+    expect(await names(a)).toEqual(['first']);
+    writeFileSync(path.join(a, 'p.ts'), source('other', '// two'));
+    expect(await names(a)).toEqual(['other']);
+    // A throw on line 3, in two folders: each error names the file that threw.
+    const thrower = source('never', "if (n === 1) throw new Error('no');");
+    const b = path.join(root, 'b');
+    mkdirSync(b);
+    writeFileSync(path.join(a, 'p.ts'), thrower);
+    writeFileSync(path.join(b, 'p.ts'), thrower);
+    for (const dir of [a, b, a]) {
+      const r = await propbot(['backtest', '--strategy', './p.ts', '--data', `ORCL=${ORCL}`, '--out', path.join(dir, 'out')], dir);
+      expect(r.stderr.trim()).toBe(`propbot: strategy: ${path.join(dir, 'p.ts')}: failed to load: no (${path.join(dir, 'p.ts')}:3:20)`);
+    }
+  });
 });

@@ -16,7 +16,6 @@ import { createWriteStream, existsSync, readFileSync, renameSync, rmSync, writeF
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import axios from 'axios';
 import { ensureDirectory } from '../../core/directories.js';
 import { ConfigError, PropbotError } from '../../core/errors.js';
 
@@ -123,6 +122,8 @@ async function fetchOnce(url: string, options: FetchDataOptions): Promise<Fetche
   const conditional = known && knownFile && existsSync(knownFile) ? known : undefined;
   const maxBytes = options.maxBytes ?? maxDownloadBytes();
 
+  // Loaded here: only a data file given by URL needs an HTTP client, and loading axios is ~70 modules.
+  const { default: axios } = await import('axios');
   let response;
   try {
     response = await axios.get<Readable>(url, {

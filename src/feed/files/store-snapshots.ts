@@ -5,7 +5,7 @@
  * (taken_at, id), so memory does not grow with the recording's length.
  */
 import { open } from 'node:fs/promises';
-import sqlite3 from 'sqlite3';
+import type sqlite3 from 'sqlite3';
 import { DataFileError } from './errors.js';
 import type { CandleRow, ReadSummary } from './types.js';
 
@@ -127,9 +127,11 @@ function summaryOf(file: string, rows: number, first: number | null, last: numbe
   };
 }
 
-function openReadOnly(file: string): Promise<sqlite3.Database> {
+async function openReadOnly(file: string): Promise<sqlite3.Database> {
+  // The native binding is loaded when a store file is read, not by every backtest.
+  const { default: sqlite } = await import('sqlite3');
   return new Promise((resolve, reject) => {
-    const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (err) => {
+    const db = new sqlite.Database(file, sqlite.OPEN_READONLY, (err) => {
       if (err) reject(new DataFileError(file, 0, 'a propbot store (sqlite) file', err.message));
       else resolve(db);
     });
