@@ -6,6 +6,7 @@ import { buildWalkForwardJson, renderWalkForwardHtml } from '../research/walkfor
 import { formatDuration, parseDuration, runWalkForward } from '../research/walkforward.js';
 import { scenarioWithData } from './backtest-run.js';
 import { jobRunner, searchChoice, type WalkForwardCliOptions } from './search-options.js';
+import { strategyParamsCheck } from '../runtime/sweep-checks.js';
 
 export async function runWalkForwardCommand(scenarioFile: string | undefined, opts: WalkForwardCliOptions): Promise<number> {
   const scenario = await scenarioWithData(scenarioFile, opts);
@@ -15,6 +16,9 @@ export async function runWalkForwardCommand(scenarioFile: string | undefined, op
   const stepMs = opts.step !== undefined ? parseDuration(opts.step, '--step') : testMs;
   const warmupMs = opts.warmup !== undefined ? parseDuration(opts.warmup, '--warmup') : undefined;
   const progress = opts.progress !== false && !opts.json;
+  const strategy = scenario.strategies[0]!;
+  // As in sweep: a grid key the strategy does not have is refused up front, and pairs it refuses are not run.
+  const accepts = await strategyParamsCheck(strategy.use, strategy.params, Object.keys(choice.grid), scenario.baseDir);
   const runner = await jobRunner(opts, Number.POSITIVE_INFINITY, scenario);
   let result;
   try {
@@ -25,7 +29,7 @@ export async function runWalkForwardCommand(scenarioFile: string | undefined, op
       stepMs,
       anchored: opts.anchored === true,
       ...(warmupMs !== undefined ? { warmupMs } : {}),
-      search: choice,
+      search: { ...choice, accepts },
       runner,
       ...(progress
         ? { onSearched: (p) => process.stderr.write(`window ${p.index + 1}/${p.total}: ${p.trials} trials on the train slice, best ${p.best ? JSON.stringify(p.best.params) : 'none (all excluded)'}\n`) }

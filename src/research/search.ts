@@ -45,8 +45,9 @@ export interface SearchOptions {
   /** The traded period of every run, for the prune checkpoints. */
   readonly period?: { readonly from: number; readonly to: number };
   /**
-   * grid and random: the strategy's verdict on a combination (undefined: accepted, else why not); the
-   * ones it refuses are skipped, not run (a grid over two lengths holds a few impossible pairs).
+   * The strategy's verdict on a combination (undefined: accepted, else why not); the ones it refuses
+   * are skipped, not run (a grid over two lengths holds a few impossible pairs). TPE counts a refused
+   * proposal as an infeasible trial, so it learns to stay away, and proposes another in its place.
    */
   readonly accepts?: (params: Record<string, unknown>) => string | undefined;
 }
@@ -77,7 +78,7 @@ export async function runSearch(options: SearchOptions, makeJob: JobMaker, runne
   const skipped: Array<{ params: Record<string, unknown>; error: string }> = [];
   let trials: SweepRow[];
   if (options.method === 'tpe') {
-    trials = await runTpe(options, makeJob, runner, stopOnFailure, onRow);
+    trials = await runTpe(options, makeJob, runner, stopOnFailure, skipped, onRow);
   } else {
     let combos: Record<string, unknown>[];
     if (options.method === 'grid') {
@@ -127,24 +128,46 @@ function uniqueDraws(space: SearchSpace, n: number, seed: number): Record<string
   return out;
 }
 
-async function runTpe(options: SearchOptions, makeJob: JobMaker, runner: JobRunner, stopOnFailure: boolean, onRow?: (row: SweepRow) => void): Promise<SweepRow[]> {
+async function runTpe(
+  options: SearchOptions,
+  makeJob: JobMaker,
+  runner: JobRunner,
+  stopOnFailure: boolean,
+  skipped: Array<{ params: Record<string, unknown>; error: string }>,
+  onRow?: (row: SweepRow) => void,
+): Promise<SweepRow[]> {
   const budget = need(options.trials, '--trials');
   const batch = options.batch ?? 4;
   // Ten random trials first (Optuna's default), fewer for a small budget so the model gets a say.
   const startup = options.startup ?? Math.min(10, Math.max(4, Math.floor(budget / 4)));
   const sampler = new TpeSampler(options.space, { seed: options.seed, startup });
   const rows: SweepRow[] = [];
+  // Refused proposals are observations too (infeasible), never runs: the budget is of backtests.
+  const refused: Array<{ params: Record<string, unknown>; loss: null }> = [];
   const prune = options.prune !== false && options.period !== undefined;
   const checkpoints = prune ? CHECKPOINTS.map((f) => Math.round(options.period!.from + f * (options.period!.to - options.period!.from))) : [];
   while (rows.length < budget) {
-    const history = rows.map((r) => ({ params: r.params, loss: lossOf(r, options.objective) }));
+    const history = [...rows.map((r) => ({ params: r.params, loss: lossOf(r, options.objective) })), ...refused];
     const proposals = sampler.propose(history, [], Math.min(batch, budget - rows.length));
     if (proposals.length === 0) break;
+    const runnable: Record<string, unknown>[] = [];
+    for (const params of proposals) {
+      const error = options.accepts?.(params);
+      if (error === undefined) runnable.push(params);
+      else {
+        refused.push({ params, loss: null });
+        skipped.push({ params, error });
+      }
+    }
+    if (runnable.length === 0) continue;
     const pruneSpec = prune ? { checkpoints, minReturnPct: pruneFloors(rows, checkpoints.length) } : undefined;
-    const jobs = proposals.map((p, i) =>
+    const jobs = runnable.map((p, i) =>
       makeJob(p, rows.length + i, { ...(pruneSpec ? { prune: pruneSpec } : {}), ...(stopOnFailure ? { stopOnFailure } : {}) }),
     );
     rows.push(...(await runner.run(jobs, onRow)));
+  }
+  if (rows.length === 0 && skipped.length > 0) {
+    throw new ConfigError('--grid', `the strategy refuses every combination TPE proposed; the first: ${skipped[0]!.error}`);
   }
   return rows;
 }

@@ -40,6 +40,8 @@ export interface WalkForwardSearch {
   readonly constraints: readonly Constraint[];
   readonly batch?: number;
   readonly prune: boolean;
+  /** The strategy's verdict on a combination (see `SearchOptions.accepts`): refused ones are not run. */
+  readonly accepts?: (params: Record<string, unknown>) => string | undefined;
 }
 
 export interface WalkForwardOptions {

@@ -36,6 +36,21 @@ describe('propbot sweep refuses and reports', () => {
     expect(sweep.skipped[0].error).toContain('fast must be shorter than slow');
   });
 
+  it('TPE: proposals the strategy refuses are skipped as infeasible, not run, and the budget is of runs', async () => {
+    const out = tempDir();
+    // Half the space has fast >= slow: a seeded TPE draws such pairs among its proposals.
+    const r = await propbot(['sweep', ...SMA, '--grid', 'fast=2..20', '--grid', 'slow=3..20', '--optimizer', 'tpe', '--trials', '6', '--seed', '3', '--workers', '1', '--out', out, '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const sweep = JSON.parse(r.stdout);
+    expect(sweep.runs).toBe(6);
+    expect(sweep.failed).toBe(0);
+    expect(sweep.trials).toHaveLength(6);
+    expect(sweep.trials.every((t: { params: { fast: number; slow: number } }) => t.params.fast < t.params.slow)).toBe(true);
+    expect(sweep.skipped.length).toBeGreaterThan(0);
+    expect(sweep.skipped.every((s: { params: { fast: number; slow: number }; error: string }) => s.params.fast >= s.params.slow && s.error.includes('fast must be shorter than slow'))).toBe(true);
+  });
+
   it('failed runs: exit 1, each distinct error printed whole once, an earlier sweep.json kept', async () => {
     const out = tempDir();
     const earlier = '{"earlier":"good run"}\n';

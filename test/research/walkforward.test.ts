@@ -103,6 +103,17 @@ describe('propbot walkforward', () => {
     // the longest warm-up of the space: slow 30 → 31 candles of 1h
     expect(r.stderr).toContain("--train: 10h is shorter than the strategy's warm-up of 31h");
   }, 120_000);
+
+  it('pairs the strategy refuses are not run on any window, as in sweep', async () => {
+    const r = await propbot([
+      'walkforward', '--strategy', 'sma-cross', '--data', `BTC=${BTC}`, '--params', '{"period":"1h"}', '--json', '--out', tempDir(),
+      '--from', '2018-03-01', '--to', '2018-05-01', '--train', '20d', '--test', '10d', '--grid', 'fast=5,20', '--grid', 'slow=10,30',
+    ]);
+    expect(r.code).toBe(0);
+    const wf = JSON.parse(r.stdout);
+    // fast 20 with slow 10 is refused (fast must be shorter than slow): three runs per window, none failed.
+    expect(wf.windows.map((w: { trials: number }) => w.trials)).toEqual(wf.windows.map(() => 3));
+  }, 120_000);
 });
 
 describe('walk-forward report', () => {
