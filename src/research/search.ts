@@ -88,19 +88,12 @@ export async function runSearch(options: SearchOptions, makeJob: JobMaker, runne
       combos = enumerate(options.space);
     } else {
       const n = need(options.trials, '--random');
-      combos = size <= MAX_GRID ? sampleCombinations(enumerate(options.space), n, options.seed) : uniqueDraws(options.space, n, options.seed);
+      // Sampled among the combinations the strategy accepts, so --random N is N runs, as TPE's --trials.
+      combos = size <= MAX_GRID ? sampleCombinations(acceptedOnly(enumerate(options.space), options.accepts, skipped), n, options.seed) : uniqueDraws(options.space, n, options.seed);
     }
-    if (options.accepts !== undefined) {
-      const runnable: Record<string, unknown>[] = [];
-      for (const params of combos) {
-        const error = options.accepts(params);
-        if (error === undefined) runnable.push(params);
-        else skipped.push({ params, error });
-      }
-      if (runnable.length === 0) {
-        throw new ConfigError('--grid', `the strategy refuses every combination; the first: ${skipped[0]?.error ?? 'none given'}`);
-      }
-      combos = runnable;
+    combos = acceptedOnly(combos, options.accepts, skipped);
+    if (combos.length === 0 && skipped.length > 0) {
+      throw new ConfigError('--grid', `the strategy refuses every combination; the first: ${skipped[0]!.error}`);
     }
     trials = await runner.run(combos.map((p, i) => makeJob(p, i, stopOnFailure ? { stopOnFailure } : {})), onRow);
   }
@@ -170,6 +163,22 @@ async function runTpe(
     throw new ConfigError('--grid', `the strategy refuses every combination TPE proposed; the first: ${skipped[0]!.error}`);
   }
   return rows;
+}
+
+/** The combinations the strategy accepts; the others go to `skipped` with its reason. */
+function acceptedOnly(
+  combos: Record<string, unknown>[],
+  accepts: SearchOptions['accepts'],
+  skipped: Array<{ params: Record<string, unknown>; error: string }>,
+): Record<string, unknown>[] {
+  if (accepts === undefined) return combos;
+  const kept: Record<string, unknown>[] = [];
+  for (const params of combos) {
+    const error = accepts(params);
+    if (error === undefined) kept.push(params);
+    else skipped.push({ params, error });
+  }
+  return kept;
 }
 
 /** Per checkpoint, the 25th percentile of the returns finished trials had there (null until ten did). */

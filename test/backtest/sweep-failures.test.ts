@@ -51,6 +51,17 @@ describe('propbot sweep refuses and reports', () => {
     expect(sweep.skipped.every((s: { params: { fast: number; slow: number }; error: string }) => s.params.fast >= s.params.slow && s.error.includes('fast must be shorter than slow'))).toBe(true);
   });
 
+  it('random: the sample is drawn among the combinations the strategy accepts, so --random N is N runs', async () => {
+    const out = tempDir();
+    // 3 of the 4 pairs are accepted; a sample of 3 runs all three.
+    const r = await propbot(['sweep', ...SMA, '--grid', 'fast=5,20', '--grid', 'slow=10,30', '--random', '3', '--seed', '1', '--workers', '1', '--out', out, '--json']);
+    expect(r.code).toBe(0);
+    const sweep = JSON.parse(r.stdout);
+    expect(sweep.runs).toBe(3);
+    expect(sweep.trials.map((t: { params: unknown }) => t.params)).toEqual(expect.arrayContaining([{ fast: 5, slow: 10 }, { fast: 5, slow: 30 }, { fast: 20, slow: 30 }]));
+    expect(sweep.skipped.map((s: { params: unknown }) => s.params)).toEqual([{ fast: 20, slow: 10 }]);
+  });
+
   it('failed runs: exit 1, each distinct error printed whole once, an earlier sweep.json kept', async () => {
     const out = tempDir();
     const earlier = '{"earlier":"good run"}\n';
