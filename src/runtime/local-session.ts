@@ -109,6 +109,11 @@ export interface RunHooks {
   readonly signal?: AbortSignal;
   /** Once, at the first step after the warm-up, with the number of candles it replayed. */
   readonly onWarmedUp?: (warmup: { candles: number; until: number }) => void;
+  /**
+   * A synchronous replay lets the event loop turn at least this often (ms; default 50), so timers,
+   * progress bars and signal handlers run during a long backtest. Checked every 1,024 candles.
+   */
+  readonly yieldMs?: number;
 }
 
 export interface RunStats {
@@ -441,12 +446,23 @@ export class LocalSession {
     let aborted = false;
     const rows = this.#rows;
     if (Symbol.iterator in rows) {
+      let sinceYield = 0;
+      let yieldedAt = performance.now();
       for (const { key, source, row } of rows) {
         let done = play(interleaver.add(key, source, row), 0);
         if (done !== true && done !== false) done = await done;
         if (!done) {
           aborted = true;
           break;
+        }
+        // A synchronous replay would hold the event loop for the whole run: a progress bar would not
+        // redraw and a signal handler (Ctrl-C, SIGTERM) would not run until the end (see yieldMs).
+        if (++sinceYield >= 1024) {
+          sinceYield = 0;
+          if (performance.now() - yieldedAt >= (hooks.yieldMs ?? 50)) {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            yieldedAt = performance.now();
+          }
         }
       }
     } else {

@@ -1,0 +1,37 @@
+/**
+ * A backtest of candle files replays synchronously, and still lets the event loop turn: a timer set
+ * during the run (a progress bar's redraw, a signal handler's abort) runs before the run ends.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Dec } from '../../src/core/decimal.js';
+import { LocalSession } from '../../src/runtime/local-session.js';
+import { REPO } from './helpers.js';
+
+describe('a synchronous replay', () => {
+  it('lets a timer set during the run abort it midway', async () => {
+    const session = await LocalSession.create({
+      markets: [{ asset: 'BTC', file: path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv') }],
+      strategies: [{ use: path.join(REPO, 'strategies/sma-cross.ts'), params: { asset: 'BTC', period: '1h' } }],
+      balance: new Dec(100_000),
+      cwd: REPO,
+    });
+    const controller = new AbortController();
+    let scheduled = false;
+    const stats = await session.run({
+      signal: controller.signal,
+      yieldMs: 0,
+      afterStep: () => {
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(() => controller.abort());
+        }
+      },
+    });
+    await session.finish();
+    expect(stats.aborted).toBe(true);
+    // The abort landed at the first turn of the loop, 1,024 candles in, long before the file's end.
+    expect(stats.candles).toBeGreaterThan(1_000);
+    expect(stats.candles).toBeLessThan(1_100);
+  });
+});
