@@ -74,7 +74,7 @@ export type { NotifierOptions, NotifySources } from './runtime/notify/notifier.j
 export { NotifyConfigSchema, NOTIFY_EVENTS } from './runtime/notify/config.js';
 export type { NotifyConfig, NotifyChannelConfig, NotifyEvent } from './runtime/notify/config.js';
 export type { OutboxMessage, Transport } from './runtime/notify/outbox.js';
-export type { DaySummary, DecisionView, EquityPoint, FillOrigin, FillView } from './runtime/cockpit/types.js';
+export type { CockpitVenue, DaySummary, DecisionView, EquityPoint, FillOrigin, FillView } from './runtime/cockpit/types.js';
 
 export { startSandbox, parseSandboxConfig, loadSandboxConfig, defaultSandboxConfig } from './sandbox/index.js';
 export type { SandboxOptions, SandboxHandle, SandboxDescription, SandboxConfig } from './sandbox/index.js';

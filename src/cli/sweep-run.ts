@@ -15,9 +15,8 @@ import { jobRunner, searchChoice, type SweepCliOptions } from './search-options.
 export async function runSweepCommand(scenarioFile: string | undefined, opts: SweepCliOptions): Promise<number> {
   const scenario = await scenarioWithData(scenarioFile, opts);
   const choice = searchChoice(opts);
-  const strategy = scenario.strategies[0]!;
   // Before an hour of workers: a grid key the strategy does not have is a typo, refused with its parameters.
-  const accepts = await strategyParamsCheck(strategy.use, strategy.params, Object.keys(choice.grid), scenario.baseDir);
+  const accepts = await strategyParamsCheck(scenario, choice.grid);
   const total = choice.method === 'grid' ? spaceSize(choice.space) : Math.min(choice.trials!, spaceSize(choice.space));
   const period = choice.method === 'tpe' && choice.prune ? await dataRange(scenario) : undefined;
   const showProgress = opts.progress !== false && !opts.json && process.stderr.isTTY === true;
@@ -46,7 +45,7 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
     format: 'propbot-sweep',
     version: 1,
     name: scenario.name,
-    strategy: strategy.use,
+    strategy: scenario.strategies[0]!.use,
     metric,
     objective: { name: metric, better: OBJECTIVES[metric].better, about: OBJECTIVES[metric].about },
     method: choice.method,

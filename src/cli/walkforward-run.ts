@@ -16,9 +16,8 @@ export async function runWalkForwardCommand(scenarioFile: string | undefined, op
   const stepMs = opts.step !== undefined ? parseDuration(opts.step, '--step') : testMs;
   const warmupMs = opts.warmup !== undefined ? parseDuration(opts.warmup, '--warmup') : undefined;
   const progress = opts.progress !== false && !opts.json;
-  const strategy = scenario.strategies[0]!;
   // As in sweep: a grid key the strategy does not have is refused up front, and pairs it refuses are not run.
-  const accepts = await strategyParamsCheck(strategy.use, strategy.params, Object.keys(choice.grid), scenario.baseDir);
+  const accepts = await strategyParamsCheck(scenario, choice.grid);
   const runner = await jobRunner(opts, Number.POSITIVE_INFINITY, scenario);
   let result;
   try {

@@ -95,6 +95,12 @@ export class Engine {
     return a ? riskStatusView(a) : undefined;
   }
 
+  /** The account's equity (balance + unrealised pnl), fp9; undefined when unknown. One read, nothing built. */
+  accountEquity(accountId: string): bigint | undefined {
+    const a = this.#core.accounts.get(accountId);
+    return a ? a.balance + a.upnl : undefined;
+  }
+
   /** The account's money figures and floors as the rules judge them; undefined when unknown. */
   accountFigures(accountId: string): EngineAccountFigures | undefined {
     const a = this.#core.accounts.get(accountId);

@@ -82,7 +82,7 @@ export function rawToDec(raw: bigint): Decimal {
   let d = DEC_CACHE.get(raw);
   if (d === undefined) {
     if (DEC_CACHE.size >= DEC_CACHE_MAX) DEC_CACHE.clear();
-    d = freshDec(raw);
+    d = fp9Decimal(raw);
     DEC_CACHE.set(raw, d);
   }
   return d;
@@ -102,14 +102,13 @@ export class DecMemo {
   of(raw: bigint): Decimal {
     if (raw !== this.#raw || this.#dec === undefined) {
       this.#raw = raw;
-      this.#dec = freshDec(raw);
+      this.#dec = fp9Decimal(raw);
     }
     return this.#dec;
   }
 }
 
-/** A new Decimal of an fp9 integer, tagged with it (see `fp9Decimal`). */
-export const freshDec = fp9Decimal;
+
 
 /** fp9 integer of an exact decimal string (presets); more than 9 decimals is a ConfigError naming `path`. */
 export function parseRaw(value: string, path: string): bigint {

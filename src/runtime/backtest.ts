@@ -206,9 +206,9 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     const minute = Math.floor(t / 60_000);
     if (minute !== lastMinute) {
       lastMinute = minute;
-      const figures = engine.accountFigures(accountId);
-      if (figures) {
-        const sample = new Fp9EquitySample(t, figures.equity + offset);
+      const equityRaw = engine.accountEquity(accountId);
+      if (equityRaw !== undefined) {
+        const sample = new Fp9EquitySample(t, equityRaw + offset);
         equity.push(sample);
         options.onSample?.(sample, engine.getAccount(accountId)?.currentPhase ?? startPhase);
       }

@@ -11,7 +11,7 @@ import type { Exchange } from '../api/exchange.js';
 import { HttpExchange } from '../api/client.js';
 import { RateLimitError, TransientFailure, UnauthorizedError } from '../api/errors.js';
 import { INCREASE_ORDER_TYPES } from '../api/types.js';
-import { WallClock, type Clock } from '../core/clock.js';
+import { WallClock } from '../core/clock.js';
 import { Dec } from '../core/decimal.js';
 import { ConfigError } from '../core/errors.js';
 import { locateConfigError } from '../core/config-file.js';
@@ -19,7 +19,6 @@ import { createLogger, registerSecret } from '../core/logger.js';
 import { Executor } from '../execution/executor.js';
 import type { IntentState } from '../execution/types.js';
 import { PollingFeed } from '../feed/polling-feed.js';
-import type { MarketFeed } from '../feed/types.js';
 import { RiskGuard } from '../risk/guard.js';
 import type { Store } from '../store/store.js';
 import { Store as SqliteStore } from '../store/store.js';
@@ -30,6 +29,7 @@ import type { PositionEvent } from '../api/types.js';
 import type { Origin } from '../report/origin.js';
 import { Attribution } from './attribution.js';
 import { Cockpit } from './cockpit/cockpit.js';
+import type { CockpitVenue } from './cockpit/types.js';
 import { instrumentExchange } from './instrumented-exchange.js';
 import { LocalSession } from './local-session.js';
 import { PipelineMetrics } from './metrics.js';
@@ -56,18 +56,11 @@ export interface DaemonOptions {
   readonly onReady?: (info: { statusUrl: string | null; accounts: readonly string[] }) => void;
 }
 
-interface Venue {
-  readonly clock: Clock;
+/** What the cockpit watches, and what the daemon needs beside it to run and record. */
+interface Venue extends CockpitVenue {
   readonly exchange: Exchange;
-  readonly feed: MarketFeed;
-  readonly pipeline: Pipeline;
-  readonly guard: RiskGuard;
-  readonly executor: Executor;
-  readonly runner: StrategyRunner;
   /** Names the origin of each fill (strategy intent, stop, liquidation, kill switch, …). */
   readonly attribution: Attribution;
-  readonly accounts: readonly string[];
-  readonly assets: readonly string[];
   /** Runs until the data ends (paper) or `signal` aborts. */
   run(signal: AbortSignal): Promise<void>;
 }

@@ -136,13 +136,3 @@ export class TickInterleaver {
     return pending.slice(0, n);
   }
 }
-
-/** The interleaved steps of merged candle rows, as an async stream (see `TickInterleaver`). */
-export async function* replayTicks(
-  rows: AsyncIterable<{ readonly key: string; readonly source: number; readonly row: CandleRow }>,
-  markets: ReadonlyMap<string, ReplayMarket>,
-): AsyncGenerator<ReplayStep> {
-  const interleaver = new TickInterleaver(markets);
-  for await (const { key, source, row } of rows) yield* interleaver.add(key, source, row);
-  yield* interleaver.flush();
-}

@@ -8,22 +8,21 @@
 import { ConfigError } from '../core/errors.js';
 import { parseParams } from '../strategy/params.js';
 import { importStrategy } from '../strategy/loader.js';
+import type { Scenario } from './scenario.js';
 import type { SweepRow } from './sweep.js';
 
 /** What the strategy says of one combination: undefined when it accepts it, else its reason. */
 export type ParamsCheck = (params: Record<string, unknown>) => string | undefined;
 
 /**
- * Refuse unknown grid keys (naming the strategy's parameters), then give the check that sorts the
- * combinations into those the strategy accepts and those its parameter schema refuses.
+ * For a search over the scenario's (first) strategy: refuse unknown grid keys before any run, naming
+ * the strategy's parameters, then give the check that sorts the combinations into those the strategy
+ * accepts and those its parameter schema refuses.
  */
-export async function strategyParamsCheck(
-  use: string,
-  baseParams: Record<string, unknown>,
-  gridKeys: readonly string[],
-  cwd: string,
-): Promise<ParamsCheck> {
-  const { strategy } = await importStrategy(use, { cwd });
+export async function strategyParamsCheck(scenario: Scenario, grid: Readonly<Record<string, unknown>>): Promise<ParamsCheck> {
+  const { use, params: baseParams } = scenario.strategies[0]!;
+  const gridKeys = Object.keys(grid);
+  const { strategy } = await importStrategy(use, { cwd: scenario.baseDir });
   const known = Object.keys(strategy.params.shape);
   const unknown = gridKeys.filter((k) => !known.includes(k));
   if (unknown.length > 0) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rawHuman } from '../../src/engine/fixed.js';
 import type { CandleRow } from '../../src/feed/files/types.js';
-import { candleTicks, replayTicks, type ReplayMarket } from '../../src/runtime/replay.js';
+import { candleTicks, TickInterleaver, type ReplayMarket } from '../../src/runtime/replay.js';
 
 const row = (time: number, open: string, high: string, low: string, close: string): CandleRow => ({ time, open, high, low, close, volume: '1', line: 2 });
 
@@ -28,19 +28,19 @@ describe('candle → ticks', () => {
     expect(long.map((t) => rawHuman(t.priceFp9))).toEqual(['10', '10', '10.000000002']);
   });
 
-  it('interleaves markets of different periods by time, markets in order on ties', async () => {
+  it('interleaves markets of different periods by time, markets in order on ties', () => {
     const markets = new Map<string, ReplayMarket>([
       ['H', { asset: 'H', marketId: 'h', periodMs: 3_600_000 }],
       ['M', { asset: 'M', marketId: 'm', periodMs: 60_000 }],
     ]);
-    async function* rows() {
-      yield { key: 'H', source: 0, row: row(0, '1', '2', '0.5', '1.5') };
-      yield { key: 'M', source: 1, row: row(0, '10', '11', '9', '10.5') };
-      yield { key: 'M', source: 1, row: row(60_000, '10.5', '11', '10', '10.8') };
-      yield { key: 'H', source: 0, row: row(3_600_000, '1.5', '1.6', '1.4', '1.45') };
-    }
-    const steps = [];
-    for await (const s of replayTicks(rows(), markets)) steps.push(s);
+    const rows = [
+      { key: 'H', source: 0, row: row(0, '1', '2', '0.5', '1.5') },
+      { key: 'M', source: 1, row: row(0, '10', '11', '9', '10.5') },
+      { key: 'M', source: 1, row: row(60_000, '10.5', '11', '10', '10.8') },
+      { key: 'H', source: 0, row: row(3_600_000, '1.5', '1.6', '1.4', '1.45') },
+    ];
+    const interleaver = new TickInterleaver(markets);
+    const steps = [...rows.flatMap((r) => interleaver.add(r.key, r.source, r.row)), ...interleaver.flush()];
     const times = steps.map((s) => s.tick.time);
     expect(times).toEqual([...times].sort((a, b) => a - b));
     // At time 0 both markets open; H (listed first) goes first.

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { fromFp9Raw, toFp9Raw } from '../../src/core/fp9.js';
-import { ceilDiv, DecMemo, decToRaw, floorDiv, freshDec, parseRaw, rawHuman, rawToDec } from '../../src/engine/fixed.js';
-import { taggedFp9 } from '../../src/core/fp9.js';
+import { ceilDiv, DecMemo, decToRaw, floorDiv, parseRaw, rawHuman, rawToDec } from '../../src/engine/fixed.js';
+import { fp9Decimal, taggedFp9 } from '../../src/core/fp9.js';
 
 const decimalString = fc
   .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.integer({ min: 0, max: 14 }))
@@ -68,7 +68,7 @@ describe('fp9 integer helpers', () => {
     expect(seen.map((r) => rawToDec(r).toString())).toEqual(before);
     expect(seen.map((r) => rawToDec(r).eq(fromFp9Raw(r)))).toEqual([true, true, true]);
   });
-  it('freshDec builds the very Decimal the decimal text parses to: digit words, exponent, sign, arithmetic', () => {
+  it('fp9Decimal builds the very Decimal the decimal text parses to: digit words, exponent, sign, arithmetic', () => {
     const internals = (x: unknown) => {
       const { s, e, d } = x as { s: number; e: number; d: number[] };
       return { s, e, d: [...d] };
@@ -81,7 +81,7 @@ describe('fp9 integer helpers', () => {
     );
     fc.assert(
       fc.property(raws, (raw) => {
-        const fast = freshDec(raw);
+        const fast = fp9Decimal(raw);
         const text = new Dec(rawHuman(raw));
         expect(internals(fast)).toEqual(internals(text));
         expect(fast.toString()).toBe(text.toString());

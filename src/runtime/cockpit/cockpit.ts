@@ -4,30 +4,14 @@
  * serves them on.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../../core/clock.js';
-import type { Executor } from '../../execution/executor.js';
-import type { MarketFeed } from '../../feed/types.js';
-import type { RiskGuard } from '../../risk/guard.js';
 import type { Store } from '../../store/store.js';
-import type { StrategyRunner } from '../../strategy/runner.js';
 import type { PipelineMetrics } from '../metrics.js';
-import type { Pipeline } from '../pipeline.js';
 import type { ControlCall, ControlRoutes, DashboardRoutes } from '../status-server.js';
 import { ControlRefusedError, ControlTargetError, Controller } from './control.js';
 import { dashboardFiles } from './page.js';
 import { CockpitTracker, type TrackerSources } from './tracker.js';
+import type { CockpitVenue } from './types.js';
 import { dashboardState, statusBody, type ViewSources } from './view.js';
-
-export interface CockpitVenue {
-  readonly clock: Clock;
-  readonly feed: MarketFeed;
-  readonly guard: RiskGuard;
-  readonly executor: Executor;
-  readonly runner: StrategyRunner;
-  readonly pipeline: Pipeline;
-  readonly accounts: readonly string[];
-  readonly assets: readonly string[];
-}
 
 export interface CockpitOptions {
   readonly mode: string;

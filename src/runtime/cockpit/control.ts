@@ -10,30 +10,19 @@
  * - cancel an order: a `cancel` intent of strategy `control`.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../../core/clock.js';
 import { newId as randomId } from '../../core/ids.js';
-import type { MarketFeed } from '../../feed/types.js';
-import type { RiskGuard } from '../../risk/guard.js';
 import type { Decision } from '../../risk/types.js';
 import type { ControlRecord, Store } from '../../store/store.js';
 import type { CancelIntent } from '../../strategy/intents.js';
-import type { StrategyRunner } from '../../strategy/runner.js';
 import type { PipelineMetrics } from '../metrics.js';
-import type { Pipeline } from '../pipeline.js';
 import { CONTROL_STRATEGY } from './tracker.js';
+import type { CockpitVenue } from './types.js';
 import { latestValue } from './view.js';
 
-export interface ControllerOptions {
-  readonly clock: Clock;
-  readonly feed: MarketFeed;
-  readonly guard: RiskGuard;
-  readonly pipeline: Pipeline;
-  readonly runner: StrategyRunner;
+export interface ControllerOptions extends Pick<CockpitVenue, 'clock' | 'feed' | 'guard' | 'pipeline' | 'runner' | 'accounts' | 'assets'> {
   readonly store: Store;
   readonly logger: Logger;
   readonly metrics: PipelineMetrics;
-  readonly accounts: readonly string[];
-  readonly assets: readonly string[];
   readonly newId?: () => string;
   /** True once shutdown began: no intent is taken then, so a flatten or cancel is refused up front. */
   readonly stopping?: () => boolean;

@@ -10,23 +10,14 @@ import type { Decimal } from 'decimal.js';
 import { Subject, Subscription, type Observable } from 'rxjs';
 import type { PositionEvent } from '../../api/types.js';
 import type { Origin } from '../../report/origin.js';
-import type { Clock } from '../../core/clock.js';
 import { Dec } from '../../core/decimal.js';
-import type { Executor } from '../../execution/executor.js';
-import type { MarketFeed } from '../../feed/types.js';
-import type { RiskGuard } from '../../risk/guard.js';
 import type { GuardStateChange } from '../../risk/types.js';
 import type { StrategyStatus } from '../../strategy/runner.js';
 import { describeIntent } from '../pipeline.js';
-import type { DaySummary, DecisionView, EquityPoint, FillOrigin, FillView } from './types.js';
+import type { CockpitVenue, DaySummary, DecisionView, EquityPoint, FillOrigin, FillView } from './types.js';
 
-export interface TrackerSources {
-  readonly clock: Clock;
-  readonly feed: MarketFeed;
-  readonly guard: RiskGuard;
-  readonly executor: Executor;
-  readonly accounts: readonly string[];
-  readonly assets: readonly string[];
+
+export interface TrackerSources extends Pick<CockpitVenue, 'clock' | 'feed' | 'guard' | 'executor' | 'accounts' | 'assets'> {
   /**
    * Every position event the daemon sees (engine events on paper, new versions from polls live), with
    * its origin as the daemon recorded it in the store and the log (when it has one).

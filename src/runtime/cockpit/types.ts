@@ -1,7 +1,25 @@
 /** What the cockpit (dashboard, controls, notifications) shows and sends. */
 import type { Decimal } from 'decimal.js';
 import type { Direction } from '../../api/types.js';
+import type { Clock } from '../../core/clock.js';
+import type { Executor } from '../../execution/executor.js';
+import type { MarketFeed } from '../../feed/types.js';
 import type { OriginKind } from '../../report/origin.js';
+import type { RiskGuard } from '../../risk/guard.js';
+import type { StrategyRunner } from '../../strategy/runner.js';
+import type { Pipeline } from '../pipeline.js';
+
+/** The running pipeline the cockpit watches and acts on: its parts, accounts and markets. */
+export interface CockpitVenue {
+  readonly clock: Clock;
+  readonly feed: MarketFeed;
+  readonly guard: RiskGuard;
+  readonly executor: Executor;
+  readonly runner: StrategyRunner;
+  readonly pipeline: Pipeline;
+  readonly accounts: readonly string[];
+  readonly assets: readonly string[];
+}
 
 /** One point of an account's equity chart, with the drawdown floors at that time (chart numbers). */
 export interface EquityPoint {

@@ -5,25 +5,12 @@
 import type { Decimal } from 'decimal.js';
 import type { Observable } from 'rxjs';
 import type { Order, Position } from '../../api/types.js';
-import type { Clock } from '../../core/clock.js';
 import { Dec } from '../../core/decimal.js';
-import type { Executor } from '../../execution/executor.js';
-import type { MarketFeed } from '../../feed/types.js';
-import type { RiskGuard } from '../../risk/guard.js';
-import type { StrategyRunner } from '../../strategy/runner.js';
-import type { Pipeline } from '../pipeline.js';
 import type { CockpitTracker } from './tracker.js';
+import type { CockpitVenue } from './types.js';
 
-export interface ViewSources {
+export interface ViewSources extends CockpitVenue {
   readonly mode: string;
-  readonly clock: Clock;
-  readonly feed: MarketFeed;
-  readonly guard: RiskGuard;
-  readonly executor: Executor;
-  readonly runner: StrategyRunner;
-  readonly pipeline: Pipeline;
-  readonly accounts: readonly string[];
-  readonly assets: readonly string[];
   readonly external: { readonly orders: ReadonlySet<string>; readonly positions: ReadonlySet<string> };
   readonly tracker: CockpitTracker;
   readonly stopping: () => boolean;
