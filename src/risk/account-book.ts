@@ -14,6 +14,7 @@ import type {
   PositionView,
 } from './context.js';
 import {
+  driftBounded,
   entryFigures,
   positionRaw,
   rawPositionWorstLoss,
@@ -21,6 +22,7 @@ import {
   type EntrySpec,
   type ExposureParams,
   type PositionRaw,
+  type PriceDrift,
   type StopRaw,
 } from './exposure.js';
 import { maxRaw, mulUp, toRaw, UNIT } from './fixed.js';
@@ -43,6 +45,12 @@ interface BookFigures {
   readonly openWorst: bigint;
   readonly margins: bigint;
   readonly openCount: number;
+  /**
+   * The positions per market at the prices `openWorst` was worked out at, for bounding how far it can
+   * have moved since (see `worstLossDrift`); null when it cannot be bounded (pending entries counted,
+   * a trailing percentage or an assumed move above 100%).
+   */
+  readonly drift: readonly PriceDrift[] | null;
 }
 
 interface BaseFigures {
@@ -163,6 +171,15 @@ export class AccountBook {
   /** Manual override until `resume`. */
   manual: { state: GuardState; reason: string } | undefined;
 
+  /**
+   * Bumped whenever something but the prices and the risk read's equity changed: positions, orders, the
+   * Account record, or what the base figures are made of. Between two bumps the figures move with the
+   * prices alone.
+   */
+  #revision = 0;
+  get revision(): number {
+    return this.#revision;
+  }
   /** Positions or orders changed since `#book` was derived. */
   #dirty = true;
   /** `markets.version` up to which `#book` is known to be current. */
@@ -189,17 +206,22 @@ export class AccountBook {
   touchRisk(): void {
     this.#figures = undefined;
     this.#base = undefined;
+    this.#revision += 1;
   }
 
   /** A risk snapshot: its balance is the base of the guard's equity (see `#equity`). */
   setRisk(risk: RiskStatus, takenAt: number, stale: boolean): void {
     const read = { seq: ++this.#reads, takenAt };
-    if (this.risk !== undefined && !risk.currentBalance.eq(this.risk.currentBalance)) this.#balanceChange = read;
+    const before = this.risk;
+    if (before !== undefined && !risk.currentBalance.eq(before.currentBalance)) this.#balanceChange = read;
     this.risk = risk;
     this.riskStale = stale;
     this.#riskRead = read;
     this.#unreconciled = true;
-    this.touchRisk();
+    this.#figures = undefined;
+    this.#base = undefined;
+    // A read that moved only the equity (every price while a position is open) changes no floor.
+    if (before === undefined || !sameBaseInputs(before, risk)) this.#revision += 1;
   }
 
   setPositions(asset: string, open: Position[], takenAt: number): void {
@@ -215,6 +237,7 @@ export class AccountBook {
     }
     this.#shape = undefined;
     this.#dirty = true;
+    this.#revision += 1;
   }
 
   setOrders(active: readonly Order[]): void {
@@ -241,6 +264,7 @@ export class AccountBook {
     this.#entries = entries;
     this.#reserves = reserves;
     this.#dirty = true;
+    this.#revision += 1;
   }
 
   /** Whether a market a position or an active increase order reads was updated after `version`. */
@@ -267,6 +291,11 @@ export class AccountBook {
     }
     this.#marketVersion = markets.version;
     return (this.#figures ??= this.#compute(markets, config, this.#book));
+  }
+
+  /** The drift bounds of the book the latest `figures` call derived (see `BookFigures.drift`). */
+  drift(): readonly PriceDrift[] | null {
+    return this.#book?.drift ?? null;
   }
 
   #limits(config: RiskGuardConfig, acc: AccountRiskConfig | undefined, phase: string): Record<FloorName, bigint | null> {
@@ -300,8 +329,14 @@ export class AccountBook {
     const shape = (this.#shape ??= this.#positionsShape());
     const views: PositionView[] = [];
     let openWorst = 0n;
+    let drift: PriceDrift[] | null =
+      config.drawdown.countPendingEntries && this.#entries.length > 0 ? null : driftBounded(params, this.#stops.values()) ? [] : null;
     for (const [asset, list] of this.#positionsRaw) {
       const m = markets.get(asset);
+      if (m === undefined) drift = null;
+      let size = 0n;
+      let exitNotional = 0n;
+      let exitCost = 0n;
       for (const raw of list) {
         const price = m?.price ?? (raw.size > 0n ? (raw.notional * UNIT) / raw.size : 0n);
         const position = raw.position;
@@ -317,7 +352,11 @@ export class AccountBook {
           stop: w.stop,
         });
         openWorst += w.worstLoss;
+        size += raw.size;
+        exitNotional += w.exitNotional;
+        exitCost += w.exitCost;
       }
+      drift?.push({ asset, price: m!.price, size, exitNotional, exitCost, positions: list.length });
     }
     let occupied = shape.occupied;
     let openCount = views.length;
@@ -336,7 +375,7 @@ export class AccountBook {
         openWorst += entryFigures({ ...e, price: e.price > 0n ? e.price : m.price }, m, params).worstLoss;
       }
     }
-    return { views, occupied, openNotional: shape.openNotional, openWorst, margins: shape.margins, openCount };
+    return { views, occupied, openNotional: shape.openNotional, openWorst, margins: shape.margins, openCount, drift };
   }
 
   #positionsShape(): { occupied: ReadonlySet<string>; openNotional: ReadonlyMap<string, bigint>; margins: bigint } {
@@ -356,10 +395,10 @@ export class AccountBook {
 
   #compute(markets: MarketBook, config: RiskGuardConfig, book: BookFigures): AccountFigures {
     const acc = config.accounts[this.accountId];
-    const phase = acc?.phase ?? this.account?.currentPhase ?? config.drawdown.defaultPhase;
+    const phase = this.#phase(config);
     const type = acc?.type ?? this.account?.type;
 
-    const base = (this.#base ??= this.#baseFor(config, acc, phase));
+    const base = this.#currentBase(config);
     const equity = base.hasRisk ? this.#equity(markets, base) : 0n;
 
     return {
@@ -384,6 +423,23 @@ export class AccountBook {
     };
   }
 
+  #phase(config: RiskGuardConfig): string {
+    return config.accounts[this.accountId]?.phase ?? this.account?.currentPhase ?? config.drawdown.defaultPhase;
+  }
+
+  #currentBase(config: RiskGuardConfig): BaseFigures {
+    return (this.#base ??= this.#baseFor(config, config.accounts[this.accountId], this.#phase(config)));
+  }
+
+  /**
+   * `figures(…).equity` at the prices now, without deriving the rest: what the guard reads on a price
+   * that moved nothing else (see `revision`).
+   */
+  equityNow(markets: MarketBook, config: RiskGuardConfig): bigint {
+    const base = this.#currentBase(config);
+    return base.hasRisk ? this.#equity(markets, base) : 0n;
+  }
+
   /**
    * Equity the way the engine derives it (ENGINE-MODEL: balance + Σ unrealised pnl at I, one
    * `holdingPnl` for both): the balance of the risk snapshot plus each market's holding marked at the
@@ -405,9 +461,16 @@ export class AccountBook {
 
   #equity(markets: MarketBook, base: BaseFigures): bigint {
     if (!this.#settled()) return this.#riskEquity();
+    // A risk read that moved only its own equity changes neither the balance nor the prices.
+    const memo = this.#markedMemo;
+    if (memo !== undefined && memo.version === markets.version && memo.revision === this.#revision && memo.balance === base.balance) return memo.equity;
     const marked = this.#marked((asset) => markets.get(asset)?.price);
-    return marked === undefined ? this.#riskEquity() : base.balance + marked;
+    if (marked === undefined) return this.#riskEquity();
+    const equity = base.balance + marked;
+    this.#markedMemo = { version: markets.version, revision: this.#revision, balance: base.balance, equity };
+    return equity;
   }
+  #markedMemo: { readonly version: number; readonly revision: number; readonly balance: bigint; readonly equity: bigint } | undefined;
 
   /** The balance and the positions describe the same account state (see `#equity`). */
   #settled(): boolean {

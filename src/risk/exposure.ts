@@ -212,9 +212,18 @@ export function positionWorstLoss(
   price: bigint,
   m: MarketFigures | undefined,
   p: ExposureParams,
-): { worstLoss: bigint; unrealisedPnl: bigint; stop: bigint | null } {
+): PositionWorstLoss {
   const raw = positionRaw(position);
   return rawPositionWorstLoss(raw, stopsByPosition(orders).get(position.idx), price, m, p);
+}
+
+export interface PositionWorstLoss {
+  readonly worstLoss: bigint;
+  readonly unrealisedPnl: bigint;
+  readonly stop: bigint | null;
+  /** Notional of the assumed exit, fp9 (what its cost is charged on), and that cost. */
+  readonly exitNotional: bigint;
+  readonly exitCost: bigint;
 }
 
 /** As `positionWorstLoss`, on numbers already read. */
@@ -224,7 +233,7 @@ export function rawPositionWorstLoss(
   price: bigint,
   m: MarketFigures | undefined,
   p: ExposureParams,
-): { worstLoss: bigint; unrealisedPnl: bigint; stop: bigint | null } {
+): PositionWorstLoss {
   const { size, notional, margin } = pos;
   const long = pos.direction === 'long';
   const value = mulDown(size, price);
@@ -242,5 +251,45 @@ export function rawPositionWorstLoss(
   const exitNotional = mulUp(size, exit);
   const exitCost = mulUp(exitNotional, m ? fillCost(m, long ? 'short' : 'long', exitNotional) : pos.feeRate);
   const cap = maxRaw(0n, margin + unrealisedPnl);
-  return { worstLoss: minRaw(maxRaw(0n, priceLoss) + exitCost, cap), unrealisedPnl, stop };
+  return { worstLoss: minRaw(maxRaw(0n, priceLoss) + exitCost, cap), unrealisedPnl, stop, exitNotional, exitCost };
+}
+
+/**
+ * How far the worst case of positions can have risen since it was computed at `d.price`, now that
+ * their market's index is `to`: an upper bound, never the figure itself, and scaled by 10^9 (so that
+ * checking it costs multiplications, no division). The assumed exit follows the price with a slope of
+ * at most 4 (a short's trailing stop with its slippage, both at most 100%, see `driftBounded`), so
+ * the price loss moves by at most 5 × size × the move; the exit's cost was `exitCost` and is at most
+ * its notional (grown by at most 4 × size × the move) times `costCeiling` (fee + spread limit + price
+ * impact cap, between 0 and 100%); what liquidation can take moves with the unrealised pnl, 1 × size ×
+ * the move. Every rounding of those is covered by `driftSlack` fp9 units.
+ *   worst case now ≤ worst case then + (worstLossDrift(…) / 10^9) + driftSlack(positions)
+ */
+export function worstLossDrift(d: PriceDrift, to: bigint, costCeiling: bigint): bigint {
+  const move = d.price > to ? d.price - to : to - d.price;
+  return d.size * (10n * move + 18n) + d.exitNotional * costCeiling - d.exitCost * UNIT;
+}
+
+/** The fp9 units `worstLossDrift` leaves to its roundings, for `positions` positions. */
+export function driftSlack(positions: number): bigint {
+  return 10n * BigInt(positions) + 5n;
+}
+
+/** The positions of one market as `worstLossDrift` needs them: summed at the price they were worked out at. */
+export interface PriceDrift {
+  readonly asset: string;
+  readonly price: bigint;
+  /** Σ size, fp9. */
+  readonly size: bigint;
+  /** Σ notional of the assumed exits and Σ their costs, fp9. */
+  readonly exitNotional: bigint;
+  readonly exitCost: bigint;
+  readonly positions: number;
+}
+
+/** Whether the slopes `worstLossDrift` assumes hold: fractions of at most 100%. */
+export function driftBounded(p: ExposureParams, stops: Iterable<readonly StopRaw[]>): boolean {
+  if (p.adverse > UNIT || p.stopSlippage > UNIT) return false;
+  for (const list of stops) for (const s of list) if (s.percent > UNIT) return false;
+  return true;
 }

@@ -38,6 +38,7 @@ import { DAY_MS, nextUtcDay, type AccountTrackers, type RuleContext, type RuleNu
 import { intentEntryFigures, type ExposureParams } from './exposure.js';
 import { fmt, fromRaw, pct, toRaw } from './fixed.js';
 import { consistencyReached, killSwitchTrip, RULES, type KillSwitchTrip, type RuleEntry } from './rules/index.js';
+import { quietMark, stillQuiet, type QuietMark } from './quiet.js';
 import type { Decision, Denial, EquityDivergence, GuardAction, GuardState, GuardStateChange } from './types.js';
 
 /** The part of a pino logger the guard uses. */
@@ -56,6 +57,11 @@ export interface RiskGuardOptions {
   logger?: GuardLogger;
   /** Id of the guard's own intents; default random UUIDs (pass a seeded source for reproducible runs). */
   newId?: () => string;
+  /**
+   * Skip the full evaluation on a price that provably cannot trip the kill switch or the consistency
+   * rule (see risk/quiet.ts). Default true; false evaluates on every update, to compare the two.
+   */
+  quietPath?: boolean;
 }
 
 /** A closed trade, for the losing-streak cooldown. */
@@ -88,6 +94,8 @@ const SEVERITY: Record<GuardState, number> = { ACTIVE: 0, REDUCING: 1, HALTED: 2
 
 /** A book plus what the guard tracks for approved opens not yet visible. */
 class GuardBook extends AccountBook implements AccountTrackers {
+  /** What the last full evaluation found, while it found no trip (see risk/quiet.ts). */
+  quiet: QuietMark | undefined;
   pending: PendingOpen[] = [];
   pendingWorst = 0n;
   pendingReserve = 0n;
@@ -140,6 +148,8 @@ export class RiskGuard {
   readonly #logger: GuardLogger | undefined;
   readonly #newId: () => string;
   readonly #markets: MarketBook;
+  readonly #quietPath: boolean;
+  #evaluations = 0;
   readonly #books = new Map<string, GuardBook>();
   readonly #defaultStrategy: StrategyRiskConfig = { allowScalping: false };
   readonly #decisions = new Subject<Decision>();
@@ -182,10 +192,16 @@ export class RiskGuard {
     this.#logger = options.logger;
     this.#newId = options.newId ?? newId;
     this.#markets = new MarketBook(toRaw(c.drawdown.spreadMultiplier, 'ceil'));
+    this.#quietPath = options.quietPath ?? true;
   }
 
   get config(): RiskGuardConfig {
     return this.#config;
+  }
+
+  /** Full evaluations of an account's state so far (the quiet path skips most while nothing can trip). */
+  get evaluations(): number {
+    return this.#evaluations;
   }
 
   /** Names of the rules that run, in order. */
@@ -513,6 +529,11 @@ export class RiskGuard {
 
   /** Full evaluation after a change: latches, kill switch, and the resulting state. */
   #evaluate(book: GuardBook, now: number): void {
+    if (book.quiet !== undefined) {
+      if (stillQuiet(book.quiet, book, now, this.#markets, this.#config, this.#numbers)) return;
+      book.quiet = undefined;
+    }
+    this.#evaluations += 1;
     if (book.haltedUntil !== 0 && now >= book.haltedUntil) book.haltedUntil = 0;
     if (book.reducingUntil !== 0 && now >= book.reducingUntil) book.reducingUntil = 0;
     const figures = book.figures(this.#markets, this.#config, this.#params);
@@ -553,6 +574,7 @@ export class RiskGuard {
     if (book.reducingUntil !== 0) consider('REDUCING', book.reducingReason);
     if (c.accountStatus.enabled && book.statusLocked()) consider('REDUCING', `account status ${book.account?.status}`);
     this.#setState(book, state, reason, now);
+    if (this.#quietPath) book.quiet = quietMark(book, figures, book.drift(), this.#numbers);
   }
 
   #reconcile(book: GuardBook): void {

@@ -20,6 +20,8 @@ export interface MarketFigures {
   /** Spread fraction assumed on a fill: min(spreadLimit, vpiSpread × multiplier), 0 on a zero-spread market. */
   readonly spread: bigint;
   readonly maxPriceImpact: bigint;
+  /** The most a fill can cost as a fraction: fee + spread limit + price impact cap (see `fillCost`). */
+  readonly costCeiling: bigint;
   readonly coefficientLong: bigint;
   readonly coefficientShort: bigint;
   readonly depthLong: bigint;
@@ -114,6 +116,7 @@ export function marketFigures(
     fee: f.fee,
     spread,
     maxPriceImpact: f.maxPriceImpact,
+    costCeiling: f.fee + f.spreadLimit + f.maxPriceImpact,
     coefficientLong: toRaw(st.vpiCoefficientLong, 'ceil'),
     coefficientShort: toRaw(st.vpiCoefficientShort, 'ceil'),
     depthLong: toRaw(st.vpiMarketDepthLong, 'floor'),

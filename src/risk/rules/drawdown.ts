@@ -52,7 +52,10 @@ export interface ConsistencyReach {
  * Today's gain would make today the best day of the period and push its share of the period profit
  * above `consistencyRuleLimit − buffer`; undefined while it does not (or the rule does not apply).
  */
-export function consistencyReached(a: AccountFigures, buffer: bigint): ConsistencyReach | undefined {
+export function consistencyReached(
+  a: Pick<AccountFigures, 'hasRisk' | 'consistency' | 'equity' | 'dayStartEquity'>,
+  buffer: bigint,
+): ConsistencyReach | undefined {
   const c = a.consistency;
   if (!a.hasRisk || !c.applies || c.periodStartEquity === null) return undefined;
   const gain = a.equity - a.dayStartEquity;
@@ -85,7 +88,7 @@ export const consistencyRule: Rule = (intent, ctx) => {
  * with the floor object.
  */
 const KILL_DISTANCE = new WeakMap<Floor, { share: bigint; near: bigint }>();
-function killDistance(f: Floor, share: bigint): bigint {
+export function killDistance(f: Floor, share: bigint): bigint {
   const kept = KILL_DISTANCE.get(f);
   if (kept !== undefined && kept.share === share) return kept.near;
   const near = mulUp(f.base - f.floor, share);

@@ -1,0 +1,116 @@
+/**
+ * The guard on a price that changes nothing. While a position is open every price step brings a risk
+ * read and a market snapshot, and a full evaluation derives the whole book again (worst case of every
+ * position, every figure) to find, nearly always, that no rule trips. After a full evaluation that
+ * ended without a trip, the guard keeps what it found (`QuietMark`); on a later price it asks only
+ * whether a trip is now possible: equity at the new prices, exactly as the full evaluation derives it,
+ * against each floor; the open book's worst case bounded from above by how far the prices moved
+ * (`worstLossDrift`); the consistency threshold on that equity. When none can trip, the full
+ * evaluation would end exactly where the last one did, and is skipped; when one might, it runs. A
+ * change of anything but the prices (positions, orders, the base figures of the risk read, the
+ * Account record, the guard's own latches and states, a latch running out) makes it run too.
+ */
+import type { RiskGuardConfig } from './config.js';
+import type { AccountFigures, ConsistencyFigures, RuleNumbers } from './context.js';
+import { driftSlack, worstLossDrift, type PriceDrift } from './exposure.js';
+import { UNIT } from './fixed.js';
+import type { AccountBook, MarketBook } from './account-book.js';
+import { consistencyReached, killDistance } from './rules/drawdown.js';
+import type { GuardState } from './types.js';
+
+/** What a full evaluation without a trip found, and the state it left. */
+export interface QuietMark {
+  readonly revision: number;
+  readonly account: AccountBook['account'];
+  readonly manual: AccountBook['manual'];
+  readonly haltedUntil: number;
+  readonly reducingUntil: number;
+  readonly state: GuardState;
+  readonly reason: string;
+  readonly hasRisk: boolean;
+  readonly dayStartEquity: bigint;
+  readonly consistency: ConsistencyFigures;
+  /** The kill switch trips on a floor at an equity at or below this: max(floor + kill distance); null without floors. */
+  readonly killLine: bigint | null;
+  /** Highest floor: the exposure trip is equity − worst case below it. */
+  readonly exposureLine: bigint | null;
+  /** The open book's worst case then, plus the fp9 units its bound leaves to roundings. */
+  readonly openWorst: bigint;
+  readonly drift: readonly PriceDrift[];
+}
+
+/** The mark of a full evaluation of `book` that ended without a trip; undefined when its book cannot be bounded. */
+export function quietMark(book: AccountBook, figures: AccountFigures, drift: readonly PriceDrift[] | null, numbers: RuleNumbers): QuietMark | undefined {
+  if (drift === null) return undefined;
+  let killLine: bigint | null = null;
+  let exposureLine: bigint | null = null;
+  for (const f of figures.floors) {
+    const line = f.floor + killDistance(f, numbers.killShare);
+    if (killLine === null || line > killLine) killLine = line;
+    if (exposureLine === null || f.floor > exposureLine) exposureLine = f.floor;
+  }
+  let slack = 0n;
+  for (const d of drift) slack += driftSlack(d.positions);
+  return {
+    revision: book.revision,
+    account: book.account,
+    manual: book.manual,
+    haltedUntil: book.haltedUntil,
+    reducingUntil: book.reducingUntil,
+    state: book.state,
+    reason: book.stateReason,
+    hasRisk: figures.hasRisk,
+    dayStartEquity: figures.dayStartEquity,
+    consistency: figures.consistency,
+    killLine,
+    exposureLine,
+    openWorst: figures.openWorst + slack,
+    drift,
+  };
+}
+
+/**
+ * Whether a full evaluation of `book` now would find what `mark` found: nothing changed but prices,
+ * no latch ran out, and at the prices now neither the kill switch nor the consistency rule can trip.
+ */
+export function stillQuiet(
+  mark: QuietMark,
+  book: AccountBook,
+  now: number,
+  markets: MarketBook,
+  config: RiskGuardConfig,
+  numbers: RuleNumbers,
+): boolean {
+  if (
+    mark.revision !== book.revision ||
+    mark.account !== book.account ||
+    mark.manual !== book.manual ||
+    mark.haltedUntil !== book.haltedUntil ||
+    mark.reducingUntil !== book.reducingUntil ||
+    mark.state !== book.state ||
+    mark.reason !== book.stateReason
+  ) {
+    return false;
+  }
+  if ((book.haltedUntil !== 0 && now >= book.haltedUntil) || (book.reducingUntil !== 0 && now >= book.reducingUntil)) return false;
+  if (!mark.hasRisk) return true;
+  const equity = book.equityNow(markets, config);
+  if (
+    config.consistency.enabled &&
+    book.reducingUntil === 0 &&
+    consistencyReached({ hasRisk: true, consistency: mark.consistency, equity, dayStartEquity: mark.dayStartEquity }, numbers.consistencyBuffer) !== undefined
+  ) {
+    return false;
+  }
+  if (!config.killSwitch.enabled || book.haltedUntil !== 0 || book.manual?.state === 'HALTED') return true;
+  if (mark.killLine !== null && equity <= mark.killLine) return false;
+  if (!config.killSwitch.onExposureBreach || mark.exposureLine === null) return true;
+  // equity − (worst case then + drift) ≥ highest floor, all × 10^9 (see worstLossDrift).
+  let drift = 0n;
+  for (const d of mark.drift) {
+    const m = markets.get(d.asset);
+    if (m === undefined || m.costCeiling < 0n || m.costCeiling > UNIT) return false;
+    drift += worstLossDrift(d, m.price, m.costCeiling);
+  }
+  return (equity - mark.openWorst - mark.exposureLine) * UNIT >= drift;
+}
