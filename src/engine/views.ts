@@ -316,6 +316,8 @@ interface MarketMemo {
   depthShort: DecMemo;
   coefLong: DecMemo;
   coefShort: DecMemo;
+  /** The 24h, 1h and 4h reference prices: each a new Decimal only when it moves (once a minute at most). */
+  changePrices: readonly [DecMemo, DecMemo, DecMemo];
   /** The `change` block, good while the history is unchanged and `now` inside [changeFrom, changeUntil). */
   change: Market['change'] | undefined;
   changeLength: number;
@@ -336,6 +338,7 @@ function marketMemo(m: MarketRt): MarketMemo {
       depthShort: new DecMemo(),
       coefLong: new DecMemo(),
       coefShort: new DecMemo(),
+      changePrices: [new DecMemo(), new DecMemo(), new DecMemo()],
       change: undefined,
       changeLength: 0,
       changeFirst: 0,
@@ -370,7 +373,8 @@ function changeOf(m: MarketRt, memo: MarketMemo, now: number): Market['change'] 
     if (i === n - 1 && i >= 0) until = Number.NEGATIVE_INFINITY;
     else until = Math.min(until, m.histAt[i + 1]! + age);
   }
-  const change = Object.freeze({ initialPrice: d(prices[0]!), initialPrice1h: d(prices[1]!), initialPrice4h: d(prices[2]!) });
+  const [day, hour, four] = memo.changePrices;
+  const change = Object.freeze({ initialPrice: day.of(prices[0]!), initialPrice1h: hour.of(prices[1]!), initialPrice4h: four.of(prices[2]!) });
   memo.change = change;
   memo.changeLength = n;
   memo.changeFirst = first;

@@ -37,6 +37,8 @@ export interface QuietMark {
   /** The open book's worst case then, plus the fp9 units its bound leaves to roundings. */
   readonly openWorst: bigint;
   readonly drift: readonly PriceDrift[];
+  /** The prices (`MarketBook.version`) and the equity of the last update found quiet: a risk read between two prices repeats them. */
+  quietAt: { readonly version: number; readonly equity: bigint } | undefined;
 }
 
 /** The mark of a full evaluation of `book` that ended without a trip; undefined when its book cannot be bounded. */
@@ -66,6 +68,7 @@ export function quietMark(book: AccountBook, figures: AccountFigures, drift: rea
     exposureLine,
     openWorst: figures.openWorst + slack,
     drift,
+    quietAt: undefined,
   };
 }
 
@@ -95,6 +98,15 @@ export function stillQuiet(
   if ((book.haltedUntil !== 0 && now >= book.haltedUntil) || (book.reducingUntil !== 0 && now >= book.reducingUntil)) return false;
   if (!mark.hasRisk) return true;
   const equity = book.equityNow(markets, config);
+  const last = mark.quietAt;
+  if (last !== undefined && last.version === markets.version && last.equity === equity) return true;
+  if (!quiet(mark, book, equity, markets, config, numbers)) return false;
+  mark.quietAt = { version: markets.version, equity };
+  return true;
+}
+
+/** The trip tests of `stillQuiet` at `equity`. */
+function quiet(mark: QuietMark, book: AccountBook, equity: bigint, markets: MarketBook, config: RiskGuardConfig, numbers: RuleNumbers): boolean {
   if (
     config.consistency.enabled &&
     book.reducingUntil === 0 &&

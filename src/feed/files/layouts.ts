@@ -58,12 +58,16 @@ function show(text: string): string {
 function splitCsv(text: string): string[] {
   const fields = text.split(',');
   for (let i = 0; i < fields.length; i++) {
-    let f = fields[i]!.trim();
-    if (f.length >= 2 && f.startsWith('"') && f.endsWith('"')) f = f.slice(1, -1);
+    const raw = fields[i]!;
+    // Most fields start and end with a digit: nothing to trim then.
+    let f = raw.length > 0 && isDigit(raw.charCodeAt(0)) && isDigit(raw.charCodeAt(raw.length - 1)) ? raw : raw.trim();
+    if (f.length >= 2 && f.charCodeAt(0) === QUOTE && f.charCodeAt(f.length - 1) === QUOTE) f = f.slice(1, -1);
     fields[i] = f;
   }
   return fields;
 }
+const QUOTE = 0x22;
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 
 /** The reason a candle's prices are inconsistent, or undefined. */
 export function ohlcFault(open: string, high: string, low: string, close: string): RowFault | undefined {
@@ -92,19 +96,15 @@ export function candleFromFields(
     const when = Math.abs(time) <= 8.64e15 ? new Date(time).toISOString() : 'beyond any date';
     return fault('timestamp', `time ${show(timeText)}${as} is ${when}, outside 1970–2099`);
   }
-  const texts = [openText, highText, lowText, closeText];
-  const names = ['open', 'high', 'low', 'close'];
-  const prices: string[] = [];
-  let rounded = false;
-  for (let i = 0; i < 4; i++) {
-    const p = parseDecimalText(texts[i]!);
-    if (p === undefined || !isPositive(p)) return fault('price', `${names[i]} ${show(texts[i]!)} is not a positive decimal`);
-    const checked = fp9Price(p);
-    if ('error' in checked) return fault('price', `${names[i]} ${show(texts[i]!)} ${checked.error}`);
-    rounded ||= checked.rounded;
-    prices.push(checked.price);
-  }
-  const [open, high, low, close] = prices as [string, string, string, string];
+  const open = priceField('open', openText);
+  if (typeof open !== 'string') return open;
+  const high = priceField('high', highText);
+  if (typeof high !== 'string') return high;
+  const low = priceField('low', lowText);
+  if (typeof low !== 'string') return low;
+  const close = priceField('close', closeText);
+  if (typeof close !== 'string') return close;
+  const rounded = open !== openText || high !== highText || low !== lowText || close !== closeText ? wasRounded(openText, highText, lowText, closeText) : false;
   let volume: string | null = null;
   if (volumeText !== undefined && volumeText !== '') {
     const v = parseDecimalText(volumeText);
@@ -114,6 +114,23 @@ export function candleFromFields(
   const bad = ohlcFault(open, high, low, close);
   if (bad) return bad;
   return { ok: true, time, open, high, low, close, volume, unit, ...(rounded ? { rounded } : {}) };
+}
+
+/** A price column as a plain fp9 decimal string, or the fault of the row. */
+function priceField(name: string, text: string): string | RowFault {
+  const p = parseDecimalText(text);
+  if (p === undefined || !isPositive(p)) return fault('price', `${name} ${show(text)} is not a positive decimal`);
+  const checked = fp9Price(p);
+  if ('error' in checked) return fault('price', `${name} ${show(text)} ${checked.error}`);
+  return checked.price;
+}
+
+/** Whether one of the prices (already known good) had more than 9 decimals. */
+function wasRounded(...texts: string[]): boolean {
+  return texts.some((t) => {
+    const p = parseDecimalText(t)!;
+    return (fp9Price(p) as { rounded: boolean }).rounded;
+  });
 }
 
 export const UNIT_NAMES: Record<TimeUnit, string> = { s: 'seconds', ms: 'milliseconds', us: 'microseconds', date: 'UTC dates' };

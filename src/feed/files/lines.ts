@@ -20,6 +20,7 @@ const CHUNK = 64 * 1024;
 /** A longer line means the file is not a text candle file; refusing it keeps memory bounded. */
 export const MAX_LINE_BYTES = 1024 * 1024;
 const LF = 0x0a;
+const CR = 0x0d;
 
 function decodeLine(buf: Buffer): string {
   const end = buf.length > 0 && buf[buf.length - 1] === 0x0d ? buf.length - 1 : buf.length;
@@ -42,14 +43,17 @@ export function* readLinesForward(file: string, start = 0, firstLine = 1): Gener
       if (got === 0) break;
       pos += got;
       const buf = rest.length > 0 ? Buffer.concat([rest, chunk.subarray(0, got)]) : chunk.subarray(0, got);
-      let from = 0;
-      for (let nl = buf.indexOf(LF, from); nl !== -1; nl = buf.indexOf(LF, from)) {
-        yield { text: decodeLine(buf.subarray(from, nl)), line };
-        line += 1;
-        from = nl + 1;
+      // The whole lines of the chunk decode at once (an LF is never inside a UTF-8 sequence), then split.
+      const end = buf.lastIndexOf(LF);
+      if (end !== -1) {
+        const texts = buf.toString('utf8', 0, end).split('\n');
+        for (const text of texts) {
+          yield { text: text.length > 0 && text.charCodeAt(text.length - 1) === CR ? text.slice(0, -1) : text, line };
+          line += 1;
+        }
       }
       // copied: the chunk buffer is reused by the next read
-      rest = Buffer.from(buf.subarray(from));
+      rest = Buffer.from(buf.subarray(end + 1));
       if (rest.length > MAX_LINE_BYTES) throw tooLong(file, line);
     }
     if (rest.length > 0) yield { text: decodeLine(rest), line };
