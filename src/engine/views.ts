@@ -263,6 +263,8 @@ interface MarketParts {
   config: Market['config'];
   /** By flags and leverage caps (see settingsOf); a handful of entries per market. */
   settings: Map<string, MarketSettings>;
+  /** The last settings handed out and what they were for: a replay asks for the same on every price. */
+  last: { flags: number; byAccount: Record<string, bigint> | undefined; settings: MarketSettings } | undefined;
 }
 const PARTS = new WeakMap<MarketRt, MarketParts>();
 
@@ -270,7 +272,7 @@ function partsOf(m: MarketRt): MarketParts {
   let p = PARTS.get(m);
   if (p === undefined) {
     const config = Object.freeze({ ...m.config, tags: Object.freeze([...m.config.tags]) as string[] });
-    p = { config, settings: new Map() };
+    p = { config, settings: new Map(), last: undefined };
     PARTS.set(m, p);
   }
   return p;
@@ -278,9 +280,18 @@ function partsOf(m: MarketRt): MarketParts {
 
 function settingsOf(m: MarketRt, byAccount: Record<string, bigint> | undefined): MarketSettings {
   const isPaused = m.isPaused || m.inPause;
+  const flags = +m.isCloseOnly | (+m.isClosed << 1) | (+isPaused << 2) | (+m.isZeroSpread << 3);
+  const parts = partsOf(m);
+  const last = parts.last;
+  if (last !== undefined && last.flags === flags && last.byAccount === byAccount) return last.settings;
+  const settings = settingsByKey(m, parts, isPaused, byAccount);
+  parts.last = { flags, byAccount, settings };
+  return settings;
+}
+
+function settingsByKey(m: MarketRt, parts: MarketParts, isPaused: boolean, byAccount: Record<string, bigint> | undefined): MarketSettings {
   let key = `${+m.isCloseOnly}${+m.isClosed}${+isPaused}${+m.isZeroSpread}`;
   if (byAccount !== undefined) for (const [k, v] of Object.entries(byAccount)) key += `|${k}=${v}`;
-  const parts = partsOf(m);
   let s = parts.settings.get(key);
   if (s === undefined) {
     const maxLeverageByAccount: Record<string, ReturnType<typeof rawToDec>> = {};

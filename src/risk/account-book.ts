@@ -213,7 +213,7 @@ export class AccountBook {
   setRisk(risk: RiskStatus, takenAt: number, stale: boolean): void {
     const read = { seq: ++this.#reads, takenAt };
     const before = this.risk;
-    if (before !== undefined && !risk.currentBalance.eq(before.currentBalance)) this.#balanceChange = read;
+    if (before !== undefined && risk.currentBalance !== before.currentBalance && !risk.currentBalance.eq(before.currentBalance)) this.#balanceChange = read;
     this.risk = risk;
     this.riskStale = stale;
     this.#riskRead = read;

@@ -2,6 +2,7 @@
  * The numbers the rules read from a market snapshot, converted once to fp9 integers when the snapshot
  * arrives (the rules then never touch decimal.js on the hot path).
  */
+import type { Decimal } from 'decimal.js';
 import type { Direction, Market } from '../api/types.js';
 import { SCHEDULE_NONE_AHEAD } from '../api/types.js';
 import { divDown, divUp, minRaw, mulUp, toRaw, UNIT } from './fixed.js';
@@ -91,6 +92,16 @@ function settingsFigures(s: Market['settings']): SettingsFigures {
   return figures;
 }
 
+/** The assumed spread of a `vpiSpread` value: kept per instance, as the engine and the wire decoder reuse one while the value stands. */
+const SPREAD = new WeakMap<Decimal, { limit: bigint; multiplier: bigint; spread: bigint }>();
+function spreadOf(vpiSpread: Decimal, limit: bigint, multiplier: bigint): bigint {
+  const known = SPREAD.get(vpiSpread);
+  if (known !== undefined && known.limit === limit && known.multiplier === multiplier) return known.spread;
+  const spread = minRaw(limit, mulUp(toRaw(vpiSpread, 'ceil'), multiplier));
+  SPREAD.set(vpiSpread, { limit, multiplier, spread });
+  return spread;
+}
+
 /** Build the figures of a market snapshot. `spreadMultiplier` is fp9 (2x = 2_000_000_000n). */
 export function marketFigures(
   market: Market,
@@ -102,7 +113,7 @@ export function marketFigures(
   const s = market.settings;
   const st = market.state;
   const f = settingsFigures(s);
-  const spread = s.isZeroSpread ? 0n : minRaw(f.spreadLimit, mulUp(toRaw(st.vpiSpread, 'ceil'), spreadMultiplier));
+  const spread = s.isZeroSpread ? 0n : spreadOf(st.vpiSpread, f.spreadLimit, spreadMultiplier);
   const sched = market.schedule;
   const ahead = (ms: number | undefined): number | null =>
     ms === undefined || ms <= 0 || ms >= SCHEDULE_NONE_AHEAD ? null : ms;

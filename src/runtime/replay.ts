@@ -23,15 +23,22 @@ export interface Tick {
   readonly priceFp9: bigint;
 }
 
-const SHORT_PLAIN = /^(\d+)(?:\.(\d{1,9}))?$/;
 const PAD = ['', '0', '00', '000', '0000', '00000', '000000', '0000000', '00000000', '000000000'];
 
-/** fp9 of a plain decimal with at most 9 places; undefined for anything else. */
-function exactFp9(text: string): bigint | undefined {
-  const m = SHORT_PLAIN.exec(text);
-  if (m === null) return undefined;
-  const frac = m[2] ?? '';
-  return BigInt(m[1]! + frac + PAD[9 - frac.length]!);
+/** fp9 of a plain decimal (digits, at most one dot with 1 to 9 digits after it); undefined for anything else. */
+export function exactFp9(text: string): bigint | undefined {
+  let dot = -1;
+  const n = text.length;
+  for (let i = 0; i < n; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2e && dot === -1 && i > 0) dot = i;
+    else if (c < 0x30 || c > 0x39) return undefined;
+  }
+  if (n === 0) return undefined;
+  if (dot === -1) return BigInt(text + PAD[9]!);
+  const places = n - dot - 1;
+  if (places < 1 || places > 9) return undefined;
+  return BigInt(text.slice(0, dot) + text.slice(dot + 1) + PAD[9 - places]!);
 }
 
 /** The ticks of one candle, in the order the replay sends them. */

@@ -1,11 +1,26 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Dec } from '../../src/core/decimal.js';
 import { rawHuman } from '../../src/engine/fixed.js';
 import type { CandleRow } from '../../src/feed/files/types.js';
-import { candleTicks, TickInterleaver, type ReplayMarket } from '../../src/runtime/replay.js';
+import { candleTicks, exactFp9, TickInterleaver, type ReplayMarket } from '../../src/runtime/replay.js';
 
 const row = (time: number, open: string, high: string, low: string, close: string): CandleRow => ({ time, open, high, low, close, volume: '1', line: 2 });
 
 describe('candle → ticks', () => {
+  it('reads a plain price of up to 9 places straight to fp9, and nothing else', () => {
+    const plain = fc
+      .tuple(fc.stringMatching(/^[0-9]{1,12}$/), fc.option(fc.stringMatching(/^[0-9]{1,9}$/)))
+      .map(([i, f]) => (f === null ? i : `${i}.${f}`));
+    fc.assert(
+      fc.property(plain, (text) => {
+        expect(exactFp9(text)).toBe(BigInt(new Dec(text).times(1e9).toFixed(0)));
+      }),
+      { numRuns: 500 },
+    );
+    for (const bad of ['', '.5', '5.', '1.0000000001', '1e3', '-1', '1.2.3', ' 1', '1,5']) expect(exactFp9(bad)).toBeUndefined();
+  });
+
   it('a rising candle goes open, low, high, close; a falling one open, high, low, close', () => {
     const up = candleTicks(row(0, '10', '15', '8', '12'), 60_000).map((t) => rawHuman(t.priceFp9));
     expect(up).toEqual(['10', '8', '15', '12']);
