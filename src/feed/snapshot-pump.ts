@@ -104,8 +104,24 @@ export class SnapshotPump {
       events: () => now.listAccountEvents({ limit: 20 }),
       market: (asset) => now.getMarket(this.#syncId(now, asset)),
     };
-    const steps = this.#steps(selection, this.#nowReads);
-    for (let next = steps.next(); !next.done; ) next = steps.next(next.value);
+    const reads = this.#nowReads;
+    // The sequence of `#steps`, without a generator: a backtest publishes on every price.
+    const { feed, clock, assets } = this.#options;
+    const takenAt = clock.now();
+    if (selection.accounts !== false) {
+      for (const accountId of this.#options.accountIds ?? []) {
+        feed.pushRisk(riskSnapshot(reads.risk(accountId) as RiskStatus, takenAt));
+        if (selection.books === false) continue;
+        for (const asset of assets) feed.pushPositions(positionsSnapshot(accountId, asset, reads.positions(accountId, asset) as Position[], takenAt));
+        feed.pushOrders(ordersSnapshot(accountId, reads.orders(accountId) as Order[], takenAt));
+      }
+      if (this.#options.accountEvents && selection.books !== false) {
+        feed.pushAccountEvents(accountEventsSnapshot((reads.events() as Page<AccountEvent>).data, takenAt));
+      }
+    }
+    if (selection.markets !== false) {
+      for (const asset of assets) feed.pushMarket(marketSnapshot(reads.market(asset) as Market, takenAt));
+    }
   }
 
   /**

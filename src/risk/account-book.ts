@@ -236,6 +236,7 @@ export class AccountBook {
       this.#positionsRaw.delete(asset);
     }
     this.#shape = undefined;
+    this.#holdings = undefined;
     this.#dirty = true;
     this.#revision += 1;
   }
@@ -462,15 +463,20 @@ export class AccountBook {
   #equity(markets: MarketBook, base: BaseFigures): bigint {
     if (!this.#settled()) return this.#riskEquity();
     // A risk read that moved only its own equity changes neither the balance nor the prices.
-    const memo = this.#markedMemo;
-    if (memo !== undefined && memo.version === markets.version && memo.revision === this.#revision && memo.balance === base.balance) return memo.equity;
+    if (this.#memoVersion === markets.version && this.#memoRevision === this.#revision && this.#memoBalance === base.balance) return this.#memoEquity;
     const marked = this.#marked((asset) => markets.get(asset)?.price);
     if (marked === undefined) return this.#riskEquity();
     const equity = base.balance + marked;
-    this.#markedMemo = { version: markets.version, revision: this.#revision, balance: base.balance, equity };
+    this.#memoVersion = markets.version;
+    this.#memoRevision = this.#revision;
+    this.#memoBalance = base.balance;
+    this.#memoEquity = equity;
     return equity;
   }
-  #markedMemo: { readonly version: number; readonly revision: number; readonly balance: bigint; readonly equity: bigint } | undefined;
+  #memoVersion = -1;
+  #memoRevision = -1;
+  #memoBalance = 0n;
+  #memoEquity = 0n;
 
   /** The balance and the positions describe the same account state (see `#equity`). */
   #settled(): boolean {
@@ -482,19 +488,33 @@ export class AccountBook {
   /** Σ of each market's holding marked at `priceOf(asset)`; undefined when a held market has no price. */
   #marked(priceOf: (asset: string) => bigint | undefined): bigint | undefined {
     let total = 0n;
-    for (const [asset, list] of this.#positionsRaw) {
-      const price = priceOf(asset);
+    for (const h of (this.#holdings ??= this.#netHoldings())) {
+      const price = priceOf(h.asset);
       if (price === undefined) return undefined;
+      total += holdingPnl(h.netSize, h.netNotional, price);
+    }
+    return total;
+  }
+
+  /** Each market's net size and notional (long +, short −), while the positions stand. */
+  #holdings: readonly { readonly asset: string; readonly netSize: bigint; readonly netNotional: bigint }[] | undefined;
+  #netHoldings(): { asset: string; netSize: bigint; netNotional: bigint }[] {
+    const out: { asset: string; netSize: bigint; netNotional: bigint }[] = [];
+    for (const [asset, list] of this.#positionsRaw) {
       let netSize = 0n;
       let netNotional = 0n;
       for (const raw of list) {
-        const sign = raw.direction === 'long' ? 1n : -1n;
-        netSize += sign * raw.size;
-        netNotional += sign * raw.notional;
+        if (raw.direction === 'long') {
+          netSize += raw.size;
+          netNotional += raw.notional;
+        } else {
+          netSize -= raw.size;
+          netNotional -= raw.notional;
+        }
       }
-      total += holdingPnl(netSize, netNotional, price);
+      out.push({ asset, netSize, netNotional });
     }
-    return total;
+    return out;
   }
 
   /**

@@ -38,7 +38,8 @@ export interface QuietMark {
   readonly openWorst: bigint;
   readonly drift: readonly PriceDrift[];
   /** The prices (`MarketBook.version`) and the equity of the last update found quiet: a risk read between two prices repeats them. */
-  quietAt: { readonly version: number; readonly equity: bigint } | undefined;
+  quietVersion: number;
+  quietEquity: bigint;
 }
 
 /** The mark of a full evaluation of `book` that ended without a trip; undefined when its book cannot be bounded. */
@@ -68,7 +69,8 @@ export function quietMark(book: AccountBook, figures: AccountFigures, drift: rea
     exposureLine,
     openWorst: figures.openWorst + slack,
     drift,
-    quietAt: undefined,
+    quietVersion: -1,
+    quietEquity: 0n,
   };
 }
 
@@ -98,10 +100,10 @@ export function stillQuiet(
   if ((book.haltedUntil !== 0 && now >= book.haltedUntil) || (book.reducingUntil !== 0 && now >= book.reducingUntil)) return false;
   if (!mark.hasRisk) return true;
   const equity = book.equityNow(markets, config);
-  const last = mark.quietAt;
-  if (last !== undefined && last.version === markets.version && last.equity === equity) return true;
+  if (mark.quietVersion === markets.version && mark.quietEquity === equity) return true;
   if (!quiet(mark, book, equity, markets, config, numbers)) return false;
-  mark.quietAt = { version: markets.version, equity };
+  mark.quietVersion = markets.version;
+  mark.quietEquity = equity;
   return true;
 }
 
@@ -110,6 +112,7 @@ function quiet(mark: QuietMark, book: AccountBook, equity: bigint, markets: Mark
   if (
     config.consistency.enabled &&
     book.reducingUntil === 0 &&
+    mark.consistency.applies &&
     consistencyReached({ hasRisk: true, consistency: mark.consistency, equity, dayStartEquity: mark.dayStartEquity }, numbers.consistencyBuffer) !== undefined
   ) {
     return false;
