@@ -29,6 +29,8 @@ interface Walk {
   readonly moves: readonly number[];
   /** Every this many steps the risk read brings a new highest equity. */
   readonly maxEquityEvery: number;
+  /** What each new UTC day takes off the day-start equity (default 300). */
+  readonly dayStartStep?: number;
 }
 
 const stopSpec: fc.Arbitrary<StopSpec> = fc.oneof(
@@ -159,7 +161,7 @@ function replay(b: Book, w: Walk, r: { share: string; onExposureBreach: boolean;
     clock.set(clock.now() + (i % 97 === 96 ? 6 * 3_600_000 : 60_000));
     price = Math.max(1_000, price * (1 + bp / 10_000));
     if (i % w.maxEquityEvery === w.maxEquityEvery - 1) maxEquity = maxEquity.plus(250);
-    if (i % 97 === 96) dayStart = dayStart.minus(300);
+    if (i % 97 === 96) dayStart = dayStart.minus(w.dayStartStep ?? 300);
     both((g) => {
       g.observeRisk(riskSnap(risk(), clock.now()));
       g.observeMarket(marketSnap(m(price), clock.now()));
@@ -194,6 +196,27 @@ describe('the guard on quiet prices', () => {
     expect(trips.kill_switch_floor).toBeGreaterThan(20);
     expect(trips.kill_switch_exposure).toBeGreaterThan(20);
     expect(quietEvaluations).toBeLessThan(fullEvaluations / 2);
+  });
+
+  it('trips on exposure at the same price for a hedged book, whose equity does not move with the price', () => {
+    // Long and short of one size: equity stands still while the worst case grows with the price, so only
+    // the worst-case bound can tell when the band around the last full evaluation ends.
+    const hedged = (stop: StopSpec): Book => ({
+      positions: [
+        { direction: 'long', sizeMilli: 400, entry: 50_000, leverage: 1, stop },
+        { direction: 'short', sizeMilli: 400, entry: 50_000, leverage: 1, stop },
+      ],
+      fee: '0.0005',
+      vpiSpread: '0.0002',
+      coefficient: '0',
+    });
+    for (const stop of [{ kind: 'none' } as const]) {
+      // Small steps up, so the band around each full evaluation spans many of them.
+      const w: Walk = { moves: Array.from({ length: 1_500 }, () => 2), maxEquityEvery: 10_000, dayStartStep: 0 };
+      const { quiet, full } = replay(hedged(stop), w, { share: '0.25', onExposureBreach: true, consistency: false, adverse: '0.1' });
+      expect(full.events.some((e) => e.includes(' kill_switch_exposure '))).toBe(true);
+      expect(quiet.events).toEqual(full.events);
+    }
   });
 
   it('skips the full evaluation on most prices of a walk clear of the floors', () => {
