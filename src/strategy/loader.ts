@@ -131,8 +131,10 @@ function usePluginHooks(): Promise<void> {
     const propbot = new URL('../index.js', import.meta.url).href;
     await import(propbot);
     process.setSourceMapsEnabled(true);
-    const data: PluginHooksData = { propbot };
-    register(new URL('./plugin-hooks.js', import.meta.url), { data });
+    // The hooks and the vendored libraries are found by way of dist/: built, this code sits in a
+    // bundled chunk beside dist/strategy/, not in it (scripts/bundle.ts).
+    const data: PluginHooksData = { propbot, vendor: new URL('../vendor/', import.meta.url).href };
+    register(new URL('../strategy/plugin-hooks.js', import.meta.url), { data });
   })();
   return hooks;
 }

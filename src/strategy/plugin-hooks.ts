@@ -27,21 +27,27 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export interface PluginHooksData {
   /** URL of the running propbot's entry module (dist/index.js). */
   readonly propbot: string;
+  /** URL of dist/vendor/, the entries of the libraries propbot bundles (scripts/bundle.ts). */
+  readonly vendor: string;
 }
 
 /** Packages resolved from propbot's own folder when a user's file imports them. */
 const SHARED = new Set(['propbot', 'zod', 'decimal.js', 'rxjs', 'pino']);
 
 let propbotEntry: string | undefined;
+let vendorFolder: string | undefined;
 
 export const initialize: InitializeHook<PluginHooksData> = (data) => {
   propbotEntry = data.propbot;
+  vendorFolder = data.vendor;
 };
 
 export const resolve: ResolveHook = async (specifier, context, next) => {
   const name = packageName(specifier);
   if (propbotEntry !== undefined && name !== undefined && SHARED.has(name)) {
     if (name === 'propbot' || isUserFile(context.parentURL)) {
+      const vendored = vendorEntry(specifier);
+      if (vendored !== undefined) return { url: vendored, format: 'module', shortCircuit: true };
       return next(specifier, { ...context, parentURL: propbotEntry });
     }
   }
@@ -177,6 +183,13 @@ function tsFormat(url: string): 'module' | 'commonjs' | undefined {
   if (type !== undefined) return type;
   // No "type" said: the user's files are modules (see above), an installed package's are CommonJS.
   return isUserFile(plain) ? 'module' : 'commonjs';
+}
+
+/** The bundled copy of a library propbot shares (`zod/v4` is vendor/zod/v4.js), if the build made one. */
+function vendorEntry(specifier: string): string | undefined {
+  if (vendorFolder === undefined || /[?#]/.test(specifier)) return undefined;
+  const url = new URL(`${specifier}.js`, vendorFolder);
+  return url.href.startsWith(vendorFolder) && existsSync(fileURLToPath(url)) ? url.href : undefined;
 }
 
 /** `zod` of `zod/mini`, `@scope/x` of `@scope/x/y`; undefined for relative, absolute and URL specifiers. */
