@@ -36,7 +36,7 @@ const ENTRIES = [
 ];
 
 /** Packages bundled: many small modules each, loaded on every run. */
-const BUNDLED = new Set(['zod', 'rxjs', 'decimal.js', 'trading-signals', 'p-queue', 'p-timeout', 'eventemitter3']);
+const BUNDLED = new Set(['zod', 'rxjs', 'decimal.js', 'trading-signals', 'p-queue', 'p-timeout', 'eventemitter3', 'tslib']);
 /** Bundled packages a plugin may import itself; they get entries in dist/vendor/. */
 export const VENDORED = ['zod', 'rxjs', 'decimal.js'] as const;
 
