@@ -29,8 +29,26 @@ export class Fp9EquitySample implements EquitySample {
     return typeof this.#raw === 'bigint' ? this.#raw : BigInt(this.#raw);
   }
 
+  /** `equity.toFixed()` (the exact text), written from the integer: a report writes one a minute of the run. */
+  equityText(): string {
+    const negative = this.#raw < 0;
+    const digits = (negative ? -this.#raw : this.#raw).toString().padStart(10, '0');
+    const fraction = digits.slice(-9).replace(/0+$/, '');
+    return `${negative ? '-' : ''}${digits.slice(0, -9)}${fraction ? `.${fraction}` : ''}`;
+  }
+
   /** Serialised like the plain sample it stands for. */
   toJSON(): { time: number; equity: Decimal } {
     return { time: this.time, equity: this.equity };
   }
+}
+
+/** The sample's exact equity text, as `money` writes it. */
+export function equityText(sample: EquitySample): string {
+  return sample instanceof Fp9EquitySample ? sample.equityText() : sample.equity.toFixed();
+}
+
+/** The sample's equity as a number, as `Decimal#toNumber` gives it (the nearest double to the exact text). */
+export function equityNumber(sample: EquitySample): number {
+  return Number(equityText(sample));
 }

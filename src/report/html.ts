@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Decimal } from 'decimal.js';
 import type { ChallengeOutcome } from './challenge.js';
+import { equityNumber } from './equity-sample.js';
 import { downsampleCandles, thinMinMax, thinSteps, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
 import { reportFigures, type ReportFigures } from './figures.js';
 import { eachFloorFromEquity, tradeNet, type ReportMetrics } from './metrics.js';
@@ -189,7 +190,7 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
   let peak = num(result.initialBalance);
   result.equity.forEach((s, i) => {
     times[i] = s.time;
-    const e = num(s.equity);
+    const e = equityNumber(s);
     equity[i] = e;
     // plotted only (pixels): the drawdown figures of the report come from the Decimal path
     if (e > peak) peak = e;

@@ -1,7 +1,8 @@
 import { open, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDirectory } from '../core/directories.js';
-import { assembleReport, money, type ReportJson } from './report-json.js';
+import { equityText } from './equity-sample.js';
+import { assembleReport, type ReportJson } from './report-json.js';
 import { reportFigures } from './figures.js';
 import { renderReportHtml, type HtmlReportOptions } from './html.js';
 import { tradesCsv } from './trades-csv.js';
@@ -56,7 +57,7 @@ async function writeReportJson(file: string, report: object, equity: readonly Eq
         const parts: string[] = [];
         for (let j = i; j < Math.min(i + CHUNK, equity.length); j++) {
           const s = equity[j]!;
-          parts.push(`    {\n      "time": ${JSON.stringify(s.time)},\n      "equity": ${JSON.stringify(money(s.equity))}\n    }`);
+          parts.push(`    {\n      "time": ${JSON.stringify(s.time)},\n      "equity": ${JSON.stringify(equityText(s))}\n    }`);
         }
         await handle.write(parts.join(',\n') + (i + CHUNK < equity.length ? ',\n' : '\n'));
       }

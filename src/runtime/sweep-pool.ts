@@ -93,7 +93,8 @@ export class SweepPool {
 
   #start(): Worker {
     const fromSource = import.meta.url.endsWith('.ts');
-    const url = new URL(`./sweep-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
+    // By way of the folder: built, this code sits in a bundled chunk beside dist/runtime/, not in it.
+    const url = new URL(`../runtime/sweep-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
     const worker = fromSource ? new Worker(tsxBoot(url), { eval: true }) : new Worker(url);
     this.#all.add(worker);
     return worker;

@@ -11,6 +11,7 @@ import { ConfigError, describeValue } from '../core/errors.js';
 import { isStrategy, resolveAssets, STRATEGY_API_VERSION, type Strategy } from './define.js';
 import { errorLocation } from './error-location.js';
 import { parseParams } from './params.js';
+import { importDirect, type PropbotUrls } from './plugin-direct.js';
 import type { PluginHooksData } from './plugin-hooks.js';
 
 export interface LoadedStrategy {
@@ -105,6 +106,8 @@ export async function loadStrategy(spec: string, options: LoadStrategyOptions = 
 
 async function importPlugin(file: string, where: { file?: string }): Promise<unknown> {
   try {
+    const direct = built() ? await importDirect(file, propbotUrls()) : undefined;
+    if (direct !== undefined) return direct.module;
     await usePluginHooks();
     return await import(pathToFileURL(file).href);
   } catch (error) {
@@ -127,14 +130,27 @@ let hooks: Promise<void> | undefined;
  */
 function usePluginHooks(): Promise<void> {
   hooks ??= (async () => {
-    if (import.meta.url.endsWith('.ts')) return;
-    const propbot = new URL('../index.js', import.meta.url).href;
-    await import(propbot);
+    if (!built()) return;
+    const { entry, vendor } = propbotUrls();
+    await import(entry);
     process.setSourceMapsEnabled(true);
-    const data: PluginHooksData = { propbot };
-    register(new URL('./plugin-hooks.js', import.meta.url), { data });
+    const data: PluginHooksData = { propbot: entry, vendor };
+    register(new URL('../strategy/plugin-hooks.js', import.meta.url), { data });
   })();
   return hooks;
+}
+
+/** Run from dist/, not from source by a loader that compiles TypeScript (vitest, tsx). */
+function built(): boolean {
+  return !import.meta.url.endsWith('.ts');
+}
+
+/**
+ * The files plugins are given for 'propbot' and the libraries it bundles, found by way of dist/:
+ * built, this code sits in a bundled chunk beside dist/strategy/, not in it (scripts/bundle.ts).
+ */
+function propbotUrls(): PropbotUrls {
+  return { entry: new URL('../index.js', import.meta.url).href, vendor: new URL('../vendor/', import.meta.url).href };
 }
 
 async function importPackage(name: string, cwd: string, where: { file?: string }): Promise<unknown> {

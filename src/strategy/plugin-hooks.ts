@@ -16,32 +16,35 @@
  *   TypeScript file, when both do), `./x` tries the usual extensions and `./dir` its index file.
  *   Registering all of tsx cost a few hundred milliseconds of start-up; this is what plugins use of it.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire, type InitializeHook, type LoadHook, type ResolveHook } from 'node:module';
-import { tmpdir } from 'node:os';
+import type { InitializeHook, LoadHook, ResolveHook } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { compile } from './plugin-compile.js';
+import { COMPILED, isUserFile, packageName, packageType, SHARED, tsFormat, urlPath, vendorEntry } from './plugin-files.js';
 
 export interface PluginHooksData {
   /** URL of the running propbot's entry module (dist/index.js). */
   readonly propbot: string;
+  /** URL of dist/vendor/, the entries of the libraries propbot bundles (scripts/bundle.ts). */
+  readonly vendor: string;
 }
 
-/** Packages resolved from propbot's own folder when a user's file imports them. */
-const SHARED = new Set(['propbot', 'zod', 'decimal.js', 'rxjs', 'pino']);
-
 let propbotEntry: string | undefined;
+let vendorFolder: string | undefined;
 
 export const initialize: InitializeHook<PluginHooksData> = (data) => {
   propbotEntry = data.propbot;
+  vendorFolder = data.vendor;
 };
 
 export const resolve: ResolveHook = async (specifier, context, next) => {
   const name = packageName(specifier);
   if (propbotEntry !== undefined && name !== undefined && SHARED.has(name)) {
     if (name === 'propbot' || isUserFile(context.parentURL)) {
+      const vendored = vendorEntry(specifier, vendorFolder);
+      if (vendored !== undefined) return { url: vendored, format: 'module', shortCircuit: true };
       return next(specifier, { ...context, parentURL: propbotEntry });
     }
   }
@@ -70,8 +73,6 @@ export const load: LoadHook = async (url, context, next) => {
 
 // ---------------------------------------------------------------------------------------- resolving
 
-/** Files compiled here: TypeScript, and JSX as tsx compiles it. */
-const COMPILED = /\.(?:[cm]?ts|[tj]sx)$/;
 const TS_FILE = /\.(?:[cm]?ts|tsx)$/;
 const JSON_FILE = /\.json(?:$|[?#])/;
 /** What tsx tries for an import with this extension (`./x.js` may be `./x.ts`). */
@@ -162,155 +163,13 @@ function isRelative(specifier: string): boolean {
   return specifier === '.' || specifier === '..' || specifier.startsWith('./') || specifier.startsWith('../');
 }
 
-function urlPath(url: string): string {
-  return url.replace(/[?#].*$/, '');
-}
 
-/** The format of a file compiled here: `.mts` module, `.cts` CommonJS, others as a `.js` file there would be. */
-function tsFormat(url: string): 'module' | 'commonjs' | undefined {
-  if (!url.startsWith('file:')) return undefined;
-  const plain = urlPath(url);
-  if (!COMPILED.test(plain)) return undefined;
-  if (plain.endsWith('.mts')) return 'module';
-  if (plain.endsWith('.cts')) return 'commonjs';
-  const type = packageType(plain);
-  if (type !== undefined) return type;
-  // No "type" said: the user's files are modules (see above), an installed package's are CommonJS.
-  return isUserFile(plain) ? 'module' : 'commonjs';
-}
 
-/** `zod` of `zod/mini`, `@scope/x` of `@scope/x/y`; undefined for relative, absolute and URL specifiers. */
-function packageName(specifier: string): string | undefined {
-  if (specifier.startsWith('.') || specifier.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(specifier)) return undefined;
-  const parts = specifier.split('/');
-  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
-}
 
-/** A file of the user's: on disk and in no node_modules folder (an installed package keeps its own choices). */
-function isUserFile(url: string | undefined): boolean {
-  return url !== undefined && url.startsWith('file:') && !fileURLToPath(url).split(path.sep).includes('node_modules');
-}
+
 
 /** Whether the nearest package.json says `"type": "commonjs"` (an explicit choice the user made). */
 function declaresCommonJs(url: string): boolean {
   return packageType(url) === 'commonjs';
 }
 
-/** The `type` of the nearest package.json, when it says one. */
-function packageType(url: string): 'module' | 'commonjs' | undefined {
-  let dir = path.dirname(fileURLToPath(url));
-  for (;;) {
-    try {
-      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { type?: unknown };
-      return pkg.type === 'module' || pkg.type === 'commonjs' ? pkg.type : undefined;
-    } catch {
-      // No (readable) package.json here: look further up.
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
-
-// ---------------------------------------------------------------------------------------- compiling
-
-/** The part of esbuild's API used here. */
-interface Esbuild {
-  transform(source: string, options: Record<string, unknown>): Promise<{ code: string; map: string }>;
-}
-
-let esbuild: { readonly api: () => Esbuild; readonly version: string } | undefined;
-
-/**
- * esbuild as tsx ships it (propbot depends on tsx, and through it on the esbuild tsx was tested with).
- * Its version is read at once (it keys the cache); the API is loaded only to compile.
- */
-function findEsbuild(): { readonly api: () => Esbuild; readonly version: string } {
-  if (!esbuild) {
-    const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
-    const { version } = JSON.parse(readFileSync(fromTsx.resolve('esbuild/package.json'), 'utf8')) as { version: string };
-    let api: Esbuild | undefined;
-    esbuild = { version, api: () => (api ??= fromTsx('esbuild') as Esbuild) };
-  }
-  return esbuild;
-}
-
-const LOADERS: Readonly<Record<string, string>> = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx', '.jsx': 'jsx' };
-
-/**
- * TypeScript to JavaScript with an inline source map, as tsx compiles it (no tsconfig). The output is
- * kept on disk by the hash of everything it depends on (esbuild's version, the options, which name
- * the file and the Node version, and the source), so a plugin run again is not compiled again: loading
- * esbuild and starting its service cost more than the rest of loading a plugin. tsx kept such a cache.
- */
-async function compile(source: string, file: string, format: 'module' | 'commonjs'): Promise<string> {
-  const { api, version } = findEsbuild();
-  const options = {
-    loader: LOADERS[path.extname(file)] ?? 'ts',
-    format: format === 'module' ? 'esm' : 'cjs',
-    target: `node${process.versions.node}`,
-    sourcefile: file,
-    sourcemap: 'external',
-    sourcesContent: false,
-    keepNames: true,
-    minifyWhitespace: true,
-  };
-  const key = createHash('sha256').update(JSON.stringify([version, options, source])).digest('hex');
-  const cached = readCached(key);
-  if (cached !== undefined) return cached;
-  const { code, map } = await api().transform(source, options);
-  // The map names the file by its path; as a URL it is unambiguous whatever the module's URL is.
-  const fixed = JSON.parse(map) as { sources: string[] };
-  fixed.sources = fixed.sources.map((s) => (path.isAbsolute(s) ? pathToFileURL(s).href : s));
-  const output = `${code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(fixed)).toString('base64')}`;
-  writeCached(key, output);
-  return output;
-}
-
-let cacheFolder: string | null | undefined;
-
-/**
- * This user's cache folder in the temporary directory, or null when it cannot be trusted: it must be
- * a real folder (not a link), owned by this user and writable by no one else, since what is in it runs.
- */
-function cache(): string | null {
-  if (cacheFolder === undefined) {
-    cacheFolder = null;
-    const uid = process.getuid?.();
-    const dir = path.join(tmpdir(), `propbot-${uid ?? 'user'}`, 'plugins');
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      for (const d of [path.dirname(dir), dir]) {
-        const s = lstatSync(d);
-        if (!s.isDirectory() || (uid !== undefined && s.uid !== uid) || (s.mode & 0o022) !== 0) return cacheFolder;
-      }
-      cacheFolder = dir;
-    } catch {
-      // No cache: every run compiles.
-    }
-  }
-  return cacheFolder;
-}
-
-function readCached(key: string): string | undefined {
-  const dir = cache();
-  if (dir === null) return undefined;
-  try {
-    return readFileSync(path.join(dir, `${key}.js`), 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-/** Written whole under a temporary name and renamed, so a reader never sees half a file. */
-function writeCached(key: string, output: string): void {
-  const dir = cache();
-  if (dir === null) return;
-  const temporary = path.join(dir, `${key}.${process.pid}.${Date.now()}.tmp`);
-  try {
-    writeFileSync(temporary, output, { mode: 0o600 });
-    renameSync(temporary, path.join(dir, `${key}.js`));
-  } catch {
-    rmSync(temporary, { force: true });
-  }
-}
