@@ -187,14 +187,16 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
   const drawdown = new Float64Array(n);
   // the drawdown hangs below zero so its bottom is the trough
   let peak = num(result.initialBalance);
-  result.equity.forEach((s, i) => {
+  let i = 0;
+  for (const s of result.equity) {
     times[i] = s.time;
     const e = num(s.equity);
     equity[i] = e;
     // plotted only (pixels): the drawdown figures of the report come from the Decimal path
     if (e > peak) peak = e;
     drawdown[i] = peak > 0 ? -((peak - e) / peak) * 100 : 0;
-  });
+    i += 1;
+  }
   const floors = floorLinesAtSamples(result);
   const floorLine = (line: Float64Array) => toChartTime(thinSteps(times, line, o.maxPoints));
   const c = result.challenge;
