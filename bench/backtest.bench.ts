@@ -11,15 +11,17 @@
  *   backtest.sma-cross.peak-rss     peak resident memory of that process
  *   backtest.sma-cross-4x.peak-rss  the same series four times in a row: memory must not grow with it
  *   sweep.combos-per-minute.w1/.w2  a 24-combination grid of the shipped 2019 scenario, 1 and 2 workers
+ *   sweep.cpu-ms.w1/.w2             the CPU time of those sweeps (every thread of the process): what a
+ *                                   second worker adds beyond the work itself (its start-up, contention)
  * On a machine shared with other work the wall-clock figures measure the neighbours too, so the CPU
  * time of the same runs is printed beside them (`.cpu`: candles per CPU-second of the run, CPU ms of
  * the whole process and of its start-up).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { median, report, runs } from './report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -67,15 +69,17 @@ function fourTimes(file: string, tmp: string): string {
   return target;
 }
 
-function sweep(workers: number, tmp: string): number {
+function sweep(workers: number, tmp: string): { combosPerMinute: number; cpuMs: number } {
   const started = performance.now();
-  execFileSync(
+  const run = spawnSync(
     process.execPath,
-    [path.join(root, 'bin/propbot.js'), 'sweep', path.join(root, 'backtest/sma-cross-btc-2019.yaml'), '--grid', 'fast=5,8,10,12', '--grid', 'slow=20,30,40,50,60,80',
+    ['--import', pathToFileURL(path.join(root, 'bench/cpu-at-exit.mjs')).href, path.join(root, 'bin/propbot.js'), 'sweep', path.join(root, 'backtest/sma-cross-btc-2019.yaml'), '--grid', 'fast=5,8,10,12', '--grid', 'slow=20,30,40,50,60,80',
       '--workers', String(workers), '--out', path.join(tmp, `sweep-${workers}`), '--no-progress'],
     { encoding: 'utf8', maxBuffer: 16 << 20 },
   );
-  return (24 * 60_000) / (performance.now() - started);
+  const combosPerMinute = (24 * 60_000) / (performance.now() - started);
+  if (run.status !== 0) throw new Error(`sweep --workers ${workers} failed (${run.status}): ${run.stderr}`);
+  return { combosPerMinute, cpuMs: (JSON.parse(run.stderr.trim().split('\n').pop()!) as { cpuMs: number }).cpuMs };
 }
 
 export async function run(): Promise<void> {
@@ -98,7 +102,9 @@ export async function run(): Promise<void> {
       report('backtest.sma-cross-4x.peak-rss', median(big.map((r) => r.peakRssMb)), 'MB', n);
     } else process.stdout.write('backtest.sma-cross-4x.peak-rss skipped: needs ../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv\n');
     for (const workers of [1, 2]) {
-      report(`sweep.combos-per-minute.w${workers}`, median(Array.from({ length: n }, () => sweep(workers, tmp))), 'combos/min', n);
+      const sweeps = Array.from({ length: n }, () => sweep(workers, tmp));
+      report(`sweep.combos-per-minute.w${workers}`, median(sweeps.map((s) => s.combosPerMinute)), 'combos/min', n);
+      report(`sweep.cpu-ms.w${workers}`, median(sweeps.map((s) => s.cpuMs)), 'cpu-ms', n);
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });

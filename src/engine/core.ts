@@ -21,6 +21,7 @@ import type {
 } from '../api/types.js';
 import { ACCOUNT_STATUSES, ACCOUNT_TYPES, LOCKED_STATUSES, MARKET_CATEGORIES } from '../api/types.js';
 import { ConfigError } from '../core/errors.js';
+import { BigIntColumn, Int32Column } from '../core/columns.js';
 import { SeededIds } from '../core/ids.js';
 import { S, S2, ceilDiv, decToRaw, divFloor, floorDiv, minB, mulCeil, mulFloor, parseRaw } from './fixed.js';
 import { IdempotencyStore } from './idempotency.js';
@@ -251,8 +252,8 @@ export class EngineCore {
       lastIncreaseAt: new Map(),
       chart: [],
       sampleStart: this.minute,
-      samples: [],
-      samplePhase: [],
+      samples: new BigIntColumn(),
+      samplePhase: new Int32Column(),
       curMinute: this.minute,
       phaseStarts: [{ minute: this.minute, phaseIndex: 0, startEquity: initial }],
       dirtyStep: -1,

@@ -16,6 +16,7 @@ import type {
   PositionStatus,
   SizeMode,
 } from '../api/types.js';
+import type { BigIntColumn, Int32Column } from '../core/columns.js';
 import type { MarketPreset, PhasePreset } from './presets.js';
 import type { WeeklySchedule } from './schedule.js';
 
@@ -157,10 +158,13 @@ export interface AccountRt {
   lastIncreaseAt: Map<string, number>;
   chart: ChartRec[];
 
-  /** Equity samples: `samples[i]` is the equity at the end of minute `sampleStart + i`. */
+  /**
+   * Equity samples: `samples.get(i)` is the equity at the end of minute `sampleStart + i`, in the
+   * phase `samplePhase.get(i)`. Columns, not arrays: an account keeps one a minute for as long as it runs.
+   */
   sampleStart: number;
-  samples: bigint[];
-  samplePhase: number[];
+  samples: BigIntColumn;
+  samplePhase: Int32Column;
   /** The minute now being built (not yet in `samples`). */
   curMinute: number;
   phaseStarts: PhaseStart[];

@@ -48,7 +48,11 @@ export function computeChallenge(result: BacktestResult, days: readonly DailyPnl
   let targetReachedAt: number | null = promoted?.at ?? null;
   if (targetReachedAt === null && c.profitTargetPct !== null) {
     const target = initial.times(new Dec(1).plus(c.profitTargetPct.div(100)));
-    targetReachedAt = result.equity.find((s) => s.equity.gte(target))?.time ?? null;
+    for (const s of result.equity) {
+      if (!s.equity.gte(target)) continue;
+      targetReachedAt = s.time;
+      break;
+    }
   }
   const firstDay = Math.floor(result.startTime / DAY_MS);
   const daysToTarget = targetReachedAt === null ? null : Math.floor(targetReachedAt / DAY_MS) - firstDay + 1;

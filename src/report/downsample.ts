@@ -2,7 +2,7 @@
  * Thinning long series for the HTML page, so a month of minutes stays a light page:
  * - candles: `k` consecutive candles are merged into one (open of the first, highest high, lowest
  *   low, close of the last), `k = ceil(n / maxCandles)`; highs and lows survive;
- * - lines of the equity chart (equity, drawdown, floors): the equity samples are cut into buckets
+ * - lines of the equity chart (equity, drawdown, floors), thinned as the samples are read: they are cut into buckets
  *   of `k = ceil(n / (maxPoints / 2))` consecutive samples and each bucket becomes two points, at the
  *   times of its first two samples. Equity and drawdown keep the bucket's lowest and highest value
  *   (in the order they happened), so peaks and the drawdown's trough stay on the chart; floors keep
@@ -38,65 +38,114 @@ export function downsampleCandles(candles: readonly PriceCandle[], maxCandles: n
 }
 
 /**
- * The sample buckets of a series of `n` samples thinned to about `maxPoints` points: buckets of `k`
- * consecutive samples, each drawn as two points at the times of its first two samples. Every line
+ * Samples per bucket when a series of `n` samples is thinned to about `maxPoints` points: buckets of
+ * `k` consecutive samples, each drawn as two points at the times of its first two samples. Every line
  * of one chart is thinned on the same buckets, so the chart's bars (which the chart spaces evenly)
  * stay evenly spread in time.
  */
-export function sampleBuckets(n: number, maxPoints: number): { k: number; starts: number[] } {
-  const k = n <= maxPoints ? 1 : Math.ceil(n / Math.max(1, Math.floor(maxPoints / 2)));
-  const starts: number[] = [];
-  for (let i = 0; i < n; i += k) starts.push(i);
-  return { k, starts };
-}
-
-/** A line thinned on `sampleBuckets`: each bucket keeps its lowest and highest value in time order. */
-export function thinMinMax(times: ArrayLike<number>, values: ArrayLike<number>, maxPoints: number): PlotPoint[] {
-  const { k, starts } = sampleBuckets(times.length, maxPoints);
-  if (k === 1) return Array.from(times, (t, i) => [t, values[i]!] as PlotPoint);
-  const out: PlotPoint[] = [];
-  for (const i of starts) {
-    const end = Math.min(i + k, times.length);
-    let lo = i;
-    let hi = i;
-    for (let j = i + 1; j < end; j++) {
-      if (values[j]! < values[lo]!) lo = j;
-      if (values[j]! > values[hi]!) hi = j;
-    }
-    if (end - i === 1) {
-      out.push([times[i]!, values[i]!]);
-      continue;
-    }
-    const [a, b] = lo <= hi ? [lo, hi] : [hi, lo];
-    out.push([times[i]!, values[a]!], [times[i + 1]!, values[b]!]);
-  }
-  return out;
+function bucketSize(n: number, maxPoints: number): number {
+  return n <= maxPoints ? 1 : Math.ceil(n / Math.max(1, Math.floor(maxPoints / 2)));
 }
 
 /**
- * A step line (floors) thinned on `sampleBuckets`: the value in force mid-bucket and at its end.
- * null, undefined or NaN: no floor at that sample (nothing drawn).
+ * A line thinned one sample at a time, for a series whose length is known before it is read: a run's
+ * equity series is as long as the run (a sample a minute), and only its thinned lines reach the page.
  */
-export function thinSteps(times: ArrayLike<number>, values: ArrayLike<number | null>, maxPoints: number): PlotPoint[] {
-  const { k, starts } = sampleBuckets(times.length, maxPoints);
-  const out: PlotPoint[] = [];
-  const push = (t: number, v: number | null | undefined) => {
-    if (v !== null && v !== undefined && !Number.isNaN(v)) out.push([t, v]);
-  };
-  if (k === 1) {
-    for (let i = 0; i < times.length; i++) push(times[i]!, values[i]);
-    return out;
+abstract class ThinnedLine {
+  protected readonly k: number;
+  readonly #n: number;
+  protected readonly out: PlotPoint[] = [];
+  /** Samples added so far. */
+  #added = 0;
+
+  constructor(n: number, maxPoints: number) {
+    this.#n = n;
+    this.k = bucketSize(n, maxPoints);
   }
-  for (const i of starts) {
-    const end = Math.min(i + k, times.length);
-    if (end - i === 1) {
-      push(times[i]!, values[i]);
-      continue;
+
+  add(time: number, value: number | null | undefined): void {
+    const at = this.#added % this.k;
+    this.sample(at, Math.min(this.k, this.#n - (this.#added - at)), time, value);
+    this.#added += 1;
+  }
+
+  points(): PlotPoint[] {
+    return this.out;
+  }
+
+  /** Sample `at` (0-based) of a bucket of `size` samples; the bucket is drawn at its last sample. */
+  protected abstract sample(at: number, size: number, time: number, value: number | null | undefined): void;
+}
+
+/** Each bucket keeps its lowest and highest value, in time order (see `thinMinMax`). */
+export class MinMaxLine extends ThinnedLine {
+  #t0 = 0;
+  #t1 = 0;
+  #lo = 0;
+  #hi = 0;
+  #loAt = 0;
+  #hiAt = 0;
+
+  protected sample(at: number, size: number, time: number, value: number): void {
+    if (this.k === 1) {
+      this.out.push([time, value]);
+      return;
     }
-    push(times[i]!, values[i + Math.floor((end - i) / 2) - 1]);
-    push(times[i + 1]!, values[end - 1]);
+    if (at === 0) {
+      this.#t0 = time;
+      this.#lo = this.#hi = value;
+      this.#loAt = this.#hiAt = 0;
+    } else {
+      if (at === 1) this.#t1 = time;
+      if (value < this.#lo) [this.#lo, this.#loAt] = [value, at];
+      if (value > this.#hi) [this.#hi, this.#hiAt] = [value, at];
+    }
+    if (at < size - 1) return;
+    if (size === 1) this.out.push([this.#t0, value]);
+    else if (this.#loAt <= this.#hiAt) this.out.push([this.#t0, this.#lo], [this.#t1, this.#hi]);
+    else this.out.push([this.#t0, this.#hi], [this.#t1, this.#lo]);
   }
-  return out;
+}
+
+/**
+ * A step line (floors): each bucket keeps the value in force mid-bucket and at its end (see
+ * `thinSteps`). null, undefined or NaN: no floor at that sample (nothing drawn).
+ */
+export class StepLine extends ThinnedLine {
+  #t0 = 0;
+  #t1 = 0;
+  #mid: number | null | undefined;
+
+  protected sample(at: number, size: number, time: number, value: number | null | undefined): void {
+    if (this.k === 1 || size === 1) {
+      this.#push(time, value);
+      return;
+    }
+    if (at === 0) this.#t0 = time;
+    if (at === 1) this.#t1 = time;
+    if (at === Math.floor(size / 2) - 1) this.#mid = value;
+    if (at < size - 1) return;
+    this.#push(this.#t0, this.#mid);
+    this.#push(this.#t1, value);
+  }
+
+  #push(t: number, v: number | null | undefined): void {
+    if (v !== null && v !== undefined && !Number.isNaN(v)) this.out.push([t, v]);
+  }
+}
+
+/** A line thinned on buckets of consecutive samples: each keeps its lowest and highest value in time order. */
+export function thinMinMax(times: ArrayLike<number>, values: ArrayLike<number>, maxPoints: number): PlotPoint[] {
+  const line = new MinMaxLine(times.length, maxPoints);
+  for (let i = 0; i < times.length; i++) line.add(times[i]!, values[i]!);
+  return line.points();
+}
+
+/** A step line (floors) thinned on the same buckets: the value in force mid-bucket and at its end. */
+export function thinSteps(times: ArrayLike<number>, values: ArrayLike<number | null>, maxPoints: number): PlotPoint[] {
+  const line = new StepLine(times.length, maxPoints);
+  for (let i = 0; i < times.length; i++) line.add(times[i]!, values[i]);
+  return line.points();
 }
 
 /** Unix ms to the chart's seconds, keeping one point per second (the last) in ascending order. */

@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Decimal } from 'decimal.js';
 import type { ChallengeOutcome } from './challenge.js';
 import { equityNumber } from './equity-sample.js';
-import { downsampleCandles, thinMinMax, thinSteps, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
+import { downsampleCandles, MinMaxLine, StepLine, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
 import { reportFigures, type ReportFigures } from './figures.js';
 import { eachFloorFromEquity, tradeNet, type ReportMetrics } from './metrics.js';
 import { money, ratio } from './report-json.js';
@@ -180,33 +180,30 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
     };
   });
   const num = (d: Decimal) => d.toNumber();
-  // Pixels, one number per sample in typed arrays: the series is as long as the run (a sample a
-  // minute), and only its thinned lines reach the page.
+  // Pixels, thinned as the samples are read: the series is as long as the run (a sample a minute),
+  // and only its thinned lines reach the page.
   const n = result.equity.length;
-  const times = new Float64Array(n);
-  const equity = new Float64Array(n);
-  const drawdown = new Float64Array(n);
+  const equity = new MinMaxLine(n, o.maxPoints);
+  const drawdown = new MinMaxLine(n, o.maxPoints);
   // the drawdown hangs below zero so its bottom is the trough
   let peak = num(result.initialBalance);
-  result.equity.forEach((s, i) => {
-    times[i] = s.time;
+  for (const s of result.equity) {
     const e = equityNumber(s);
-    equity[i] = e;
+    equity.add(s.time, e);
     // plotted only (pixels): the drawdown figures of the report come from the Decimal path
     if (e > peak) peak = e;
-    drawdown[i] = peak > 0 ? -((peak - e) / peak) * 100 : 0;
-  });
-  const floors = floorLinesAtSamples(result);
-  const floorLine = (line: Float64Array) => toChartTime(thinSteps(times, line, o.maxPoints));
+    drawdown.add(s.time, peak > 0 ? -((peak - e) / peak) * 100 : 0);
+  }
+  const floors = floorLinesAtSamples(result, o.maxPoints);
   const c = result.challenge;
   const consistencyLimit =
     c?.consistencyLimitPct != null && metrics.netPnl.gt(0) ? num(metrics.netPnl.times(c.consistencyLimitPct).div(100)) : null;
   return {
     markets,
     legend: MARKER_STYLES.map(({ label, color, shape }) => ({ label, color, shape })),
-    equity: toChartTime(thinMinMax(times, equity, o.maxPoints)),
-    drawdown: toChartTime(thinMinMax(times, drawdown, o.maxPoints)),
-    floors: { daily: floorLine(floors.daily), total: floorLine(floors.total), trailing: floorLine(floors.trailing) },
+    equity: toChartTime(equity.points()),
+    drawdown: toChartTime(drawdown.points()),
+    floors: { daily: toChartTime(floors.daily.points()), total: toChartTime(floors.total.points()), trailing: toChartTime(floors.trailing.points()) },
     daily: days.map((d) => ({
       time: Date.parse(`${d.day}T00:00:00Z`) / 1000,
       value: num(d.pnl),
@@ -218,29 +215,27 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
 }
 
 /**
- * The floors in force at each equity sample (given floors may be sampled at other times), as pixel
- * lines: NaN where a floor does not apply.
+ * The floors in force at each equity sample (given floors may be sampled at other times), as thinned
+ * pixel lines: nothing drawn where a floor does not apply.
  */
-function floorLinesAtSamples(result: BacktestResult): { daily: Float64Array; total: Float64Array; trailing: Float64Array } {
+function floorLinesAtSamples(result: BacktestResult, maxPoints: number): { daily: StepLine; total: StepLine; trailing: StepLine } {
   const n = result.equity.length;
-  const lines = { daily: new Float64Array(n).fill(Number.NaN), total: new Float64Array(n).fill(Number.NaN), trailing: new Float64Array(n).fill(Number.NaN) };
-  let i = 0;
-  const put = (daily: Decimal | null | undefined, total: Decimal | null | undefined, trailing: Decimal | null | undefined): void => {
-    if (daily) lines.daily[i] = daily.toNumber();
-    if (total) lines.total[i] = total.toNumber();
-    if (trailing) lines.trailing[i] = trailing.toNumber();
-    i += 1;
+  const lines = { daily: new StepLine(n, maxPoints), total: new StepLine(n, maxPoints), trailing: new StepLine(n, maxPoints) };
+  const put = (time: number, daily: Decimal | null | undefined, total: Decimal | null | undefined, trailing: Decimal | null | undefined): void => {
+    lines.daily.add(time, daily?.toNumber());
+    lines.total.add(time, total?.toNumber());
+    lines.trailing.add(time, trailing?.toNumber());
   };
   const given = result.floors;
   if (!given) {
-    eachFloorFromEquity(result, (_time, daily, total, trailing) => put(daily, total, trailing));
+    eachFloorFromEquity(result, put);
     return lines;
   }
   let j = -1;
   for (const s of result.equity) {
     while (j + 1 < given.length && given[j + 1]!.time <= s.time) j += 1;
     const f = j >= 0 ? given[j] : undefined;
-    put(f?.daily, f?.total, f?.trailing);
+    put(s.time, f?.daily, f?.total, f?.trailing);
   }
   return lines;
 }

@@ -11,7 +11,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { Dec, ZERO } from '../core/decimal.js';
-import type { BacktestResult, DailyPnl, EquitySample, FillRecord, FloorPoint, TradeRecord } from './types.js';
+import type { BacktestResult, DailyPnl, EquitySeries, FillRecord, FloorPoint, TradeRecord } from './types.js';
 
 export const DAYS_PER_YEAR = 365;
 const DAY_MS = 86_400_000;
@@ -26,7 +26,7 @@ function dayStart(ms: number): number {
 }
 
 /** Pnl per UTC day from the equity samples (days without samples are left out). */
-export function dailyPnlFromEquity(initialBalance: Decimal, equity: readonly EquitySample[]): DailyPnl[] {
+export function dailyPnlFromEquity(initialBalance: Decimal, equity: EquitySeries): DailyPnl[] {
   const out: DailyPnl[] = [];
   let start = initialBalance;
   let day: number | undefined;
@@ -54,7 +54,7 @@ export interface Drawdown {
   readonly troughAt: number | null;
 }
 
-export function maxDrawdown(initialBalance: Decimal, equity: readonly EquitySample[]): Drawdown {
+export function maxDrawdown(initialBalance: Decimal, equity: EquitySeries): Drawdown {
   let peak = initialBalance;
   let peakAt: number | null = null;
   // under one peak the deepest point is the lowest equity: divide only at new lows
@@ -282,7 +282,7 @@ export function eachFloorFromEquity(
   const totalFloor = total === null ? null : initial.times(total);
   let dayStartEquity = initial;
   let lastEquity = initial;
-  let currentDay = result.equity.length > 0 ? dayStart(result.equity[0]!.time) : 0;
+  let currentDay = result.equity.length > 0 ? dayStart(result.equity.at(0)!.time) : 0;
   let maxEquity = initial;
   let dailyFloor = daily === null ? null : initial.times(daily);
   let trailingFloor = trailing === null ? null : initial.times(trailing);

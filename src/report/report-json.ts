@@ -177,7 +177,7 @@ function originJson(o: Origin | undefined): OriginJson | null {
 
 /** The report.json object (pass it to `JSON.stringify`). */
 export function buildReportJson(result: BacktestResult): ReportJson {
-  return assembleReport(result, result.equity.map((e) => ({ time: e.time, equity: money(e.equity) })));
+  return assembleReport(result, Array.from(result.equity, (e) => ({ time: e.time, equity: money(e.equity) })));
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
-import { Fp9EquitySample } from './equity-sample.js';
+import { Fp9EquitySample, Fp9EquitySeries } from './equity-sample.js';
 import type { BacktestResult } from './types.js';
 
 const TAG = '$dec';
@@ -30,9 +30,9 @@ function tagDecimals(value: unknown): unknown {
   // Decimal.isDecimal also knows the clones (`Dec`) the engine and the report build.
   if (Decimal.isDecimal(value)) return { [TAG]: signedZero(value as Decimal) };
   if (Array.isArray(value)) return value.map(tagDecimals);
-  // An fp9 equity sample builds its Decimal when read (a getter, not an own field): encoded as the
-  // plain sample it stands for.
-  if (value instanceof Fp9EquitySample) return tagDecimals(value.toJSON());
+  // An fp9 equity sample builds its Decimal when read (a getter, not an own field), and a backtest's
+  // series of them is columns, not an array: each encoded as the plain samples it stands for.
+  if (value instanceof Fp9EquitySample || value instanceof Fp9EquitySeries) return tagDecimals(value.toJSON());
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = tagDecimals(v);

@@ -12,6 +12,16 @@ export interface EquitySample {
   readonly equity: Decimal;
 }
 
+/**
+ * A run's equity samples, oldest first: an array, or the columns a backtest keeps them in
+ * (`Fp9EquitySeries`: a sample a minute for as long as the run, so not an array of objects).
+ */
+export interface EquitySeries extends Iterable<EquitySample> {
+  readonly length: number;
+  /** As `Array.prototype.at`: a negative index counts from the end. */
+  at(index: number): EquitySample | undefined;
+}
+
 /** One executed order. */
 export interface FillRecord {
   readonly time: number;
@@ -189,7 +199,7 @@ export interface BacktestResult {
   readonly startTime: number;
   readonly endTime: number;
   readonly initialBalance: Decimal;
-  readonly equity: readonly EquitySample[];
+  readonly equity: EquitySeries;
   readonly fills: readonly FillRecord[];
   readonly trades: readonly TradeRecord[];
   readonly denials: readonly DenialRecord[];

@@ -6,7 +6,7 @@ import { assembleReport, type ReportJson } from './report-json.js';
 import { reportFigures } from './figures.js';
 import { renderReportHtml, type HtmlReportOptions } from './html.js';
 import { tradesCsv } from './trades-csv.js';
-import type { BacktestResult, EquitySample } from './types.js';
+import type { BacktestResult, EquitySeries } from './types.js';
 
 /** What `report.json` holds, but for its equity series (which is only in the file; see `writeReport`). */
 export type ReportSummaryJson = Omit<ReportJson, 'equity'>;
@@ -41,7 +41,7 @@ export async function writeReport(
 const EQUITY_MARK = '\u0000propbot:equity\u0000';
 const CHUNK = 2_000;
 
-async function writeReportJson(file: string, report: object, equity: readonly EquitySample[]): Promise<void> {
+async function writeReportJson(file: string, report: object, equity: EquitySeries): Promise<void> {
   const text = JSON.stringify(report, null, 2) + '\n';
   const mark = JSON.stringify(EQUITY_MARK);
   const at = text.indexOf(mark);
@@ -56,7 +56,7 @@ async function writeReportJson(file: string, report: object, equity: readonly Eq
       for (let i = 0; i < equity.length; i += CHUNK) {
         const parts: string[] = [];
         for (let j = i; j < Math.min(i + CHUNK, equity.length); j++) {
-          const s = equity[j]!;
+          const s = equity.at(j)!;
           parts.push(`    {\n      "time": ${JSON.stringify(s.time)},\n      "equity": ${JSON.stringify(equityText(s))}\n    }`);
         }
         await handle.write(parts.join(',\n') + (i + CHUNK < equity.length ? ',\n' : '\n'));

@@ -177,11 +177,11 @@ function slice(f: SliceFigures | null): string[] {
 /** The page; `result` gives the stitched equity for the chart, `json` everything else. */
 export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForwardResult, links: { outOfSampleReport?: string } = {}): string {
   const oos = result.outOfSample;
-  const times = oos?.equity.map((s) => s.time) ?? [];
+  const times = oos ? Array.from(oos.equity, (s) => s.time) : [];
   const floors = oos ? floorsFromEquity(oos) : [];
   const floorLine = (pick: 'daily' | 'total') => toChartTime(thinSteps(times, floors.map((f) => (f[pick] === null ? null : f[pick]!.toNumber())), 4000));
   const data = {
-    equity: oos ? toChartTime(thinMinMax(times, oos.equity.map((s) => s.equity.toNumber()), 4000)) : [],
+    equity: oos ? toChartTime(thinMinMax(times, Array.from(oos.equity, (s) => s.equity.toNumber()), 4000)) : [],
     floors: { daily: floorLine('daily'), total: floorLine('total') },
     markers: result.windows.map((w, i) => ({ time: Math.floor(w.testFrom / 1000), position: 'aboveBar', color: '#6b7385', shape: 'arrowDown', text: `w${i + 1}` })),
   };

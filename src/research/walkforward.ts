@@ -16,7 +16,7 @@ import { Decimal } from 'decimal.js';
 import { ConfigError } from '../core/errors.js';
 import { computeMetrics } from '../report/metrics.js';
 import { buildReportJson, type ReportJson } from '../report/report-json.js';
-import type { BacktestResult } from '../report/types.js';
+import type { BacktestResult, EquitySample } from '../report/types.js';
 import { runBacktest } from '../runtime/backtest.js';
 import { backtestJobOptions, type BacktestJob } from '../runtime/backtest-job.js';
 import { scenarioMarkets, withScenarioDataNames, type Scenario } from '../runtime/scenario.js';
@@ -246,17 +246,18 @@ function rowFigures(row: SweepRow): SliceFigures {
 /** Figures of the part of a run inside [from, to), measured from the equity it had at `from`. */
 export function sliceFigures(result: BacktestResult, from: number, to: number): SliceFigures {
   let start = result.initialBalance;
-  for (const s of result.equity) {
-    if (s.time >= from) break;
-    start = s.equity;
-  }
   const inside = (t: number): boolean => t >= from && t < to;
+  const equity: EquitySample[] = [];
+  for (const s of result.equity) {
+    if (s.time < from) start = s.equity;
+    else if (inside(s.time)) equity.push(s);
+  }
   const slice: BacktestResult = {
     ...result,
     startTime: from,
     endTime: to,
     initialBalance: start,
-    equity: result.equity.filter((s) => inside(s.time)),
+    equity,
     fills: result.fills.filter((f) => inside(f.time)),
     trades: result.trades.filter((t) => inside(t.openedAt)),
     denials: result.denials.filter((d) => inside(d.at)),

@@ -8,7 +8,7 @@ import type { PositionEvent } from '../api/types.js';
 import { Dec, ZERO } from '../core/decimal.js';
 import { roundFp9, toFp9Raw } from '../core/fp9.js';
 import { StreamingCandles } from '../report/downsample.js';
-import { Fp9EquitySample } from '../report/equity-sample.js';
+import { Fp9EquitySample, Fp9EquitySeries } from '../report/equity-sample.js';
 import { ENGINE_PRESETS, mergePresets, type EnginePresets } from '../engine/index.js';
 import type { ReadSummary } from '../feed/files/types.js';
 import type {
@@ -193,8 +193,9 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   }
 
   // Equity once per virtual minute (the engine's own sampling step), read as the fp9 integer the
-  // engine holds; and the candles as replayed, thinned as they stream (see StreamingCandles).
-  const equity: EquitySample[] = [];
+  // engine holds and kept in columns (see Fp9EquitySeries); and the candles as replayed, thinned as
+  // they stream (see StreamingCandles). Neither grows by more than 16 bytes a minute of the run.
+  const equity = new Fp9EquitySeries();
   let lastMinute = -1;
   const keepPrices = options.keepPrices ?? true;
   const candles = new Map<string, StreamingCandles>();
@@ -208,9 +209,8 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
       lastMinute = minute;
       const equityRaw = engine.accountEquity(accountId);
       if (equityRaw !== undefined) {
-        const sample = new Fp9EquitySample(t, equityRaw + offset);
-        equity.push(sample);
-        options.onSample?.(sample, engine.getAccount(accountId)?.currentPhase ?? startPhase);
+        equity.push(t, equityRaw + offset);
+        options.onSample?.(new Fp9EquitySample(t, equityRaw + offset), engine.getAccount(accountId)?.currentPhase ?? startPhase);
       }
     }
     if (keepPrices) {
@@ -236,8 +236,8 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   });
   const finalStatus = engine.riskStatus(accountId);
   const endTime = stats.lastTime ?? session.clock.now();
-  if (finalStatus && (equity.length === 0 || equity[equity.length - 1]!.time !== endTime)) {
-    equity.push(new Fp9EquitySample(endTime, toFp9Raw(finalStatus.currentEquity, 'exact') + offset));
+  if (finalStatus && (equity.length === 0 || equity.at(-1)!.time !== endTime)) {
+    equity.push(endTime, toFp9Raw(finalStatus.currentEquity, 'exact') + offset);
   }
   const result: BacktestResult = {
     name: options.name ?? 'backtest',

@@ -51,6 +51,8 @@ export interface LocalMarketSource {
   /** Engine market preset; default the category's (`crypto`/`rwa`), or `zero-cost`. */
   readonly preset?: string;
   readonly layout?: FileLayout;
+  /** The file's rows already read (see recorded-candles.ts), replayed instead of reading `file`. */
+  readonly source?: CandleSource;
 }
 
 export interface LocalStrategySpec {
@@ -227,7 +229,8 @@ export class LocalSession {
     let start = Number.POSITIVE_INFINITY;
     for (const m of options.markets) {
       let reader: CandleSource;
-      if (m.layout === 'propbot-store' || (m.layout === undefined && (await isSqliteFile(m.file)))) {
+      if (m.source) reader = m.source;
+      else if (m.layout === 'propbot-store' || (m.layout === undefined && (await isSqliteFile(m.file)))) {
         reader = new StoreSnapshotReader(m.file, { asset: m.asset });
       } else {
         const fileOptions: Parameters<typeof readCandleFile>[1] = {};
@@ -514,7 +517,7 @@ export class LocalSession {
 }
 
 /** Whether a row is before `from()` (asked at the first row, once the file's period is known), inside, or at `to` and after. */
-function rangeCheck(from: (() => number) | undefined, to: number | undefined): (row: CandleRow) => 'before' | 'inside' | 'after' {
+export function rangeCheck(from: (() => number) | undefined, to: number | undefined): (row: CandleRow) => 'before' | 'inside' | 'after' {
   let lower: number | undefined;
   return (row) => {
     lower ??= from?.() ?? Number.NEGATIVE_INFINITY;

@@ -5,9 +5,10 @@
  */
 import { Dec } from '../core/decimal.js';
 import { computePropOdds } from '../report/prop-odds.js';
-import { buildReportJson, ratio } from '../report/report-json.js';
+import { assembleReport, ratio } from '../report/report-json.js';
 import { runBacktest } from './backtest.js';
 import { jobBaseOptions } from './backtest-job.js';
+import { keptCandles } from './recorded-candles.js';
 import type { SweepJob, SweepRow } from './sweep.js';
 
 export async function runSweepJob(job: SweepJob): Promise<SweepRow> {
@@ -19,8 +20,17 @@ export async function runSweepJob(job: SweepJob): Promise<SweepRow> {
   const prune = job.prune;
   const watch = prune !== undefined || job.stopOnFailure === true;
   try {
+    const base = jobBaseOptions(job);
+    // Every run of a sweep reads the same data: once per thread (a failed read is the session's to report).
+    const markets = await Promise.all(
+      base.markets.map(async (m) => {
+        const source = await keptCandles(m.file, m.layout, job.from, job.to).catch(() => undefined);
+        return source ? { ...m, source } : m;
+      }),
+    );
     const outcome = await runBacktest({
-      ...jobBaseOptions(job),
+      ...base,
+      markets,
       name: `sweep-${job.index}`,
       strategies: [{ use: job.strategy, params: { ...job.baseParams, ...job.params }, ...(job.tradeFrom !== undefined ? { window: { from: job.tradeFrom } } : {}) }],
       keepPrices: false,
@@ -49,7 +59,8 @@ export async function runSweepJob(job: SweepJob): Promise<SweepRow> {
           }
         : {}),
     });
-    const json = buildReportJson(outcome.result);
+    // The row's figures only: not the equity series as text, a line a minute of the run.
+    const json = assembleReport(outcome.result, null);
     const odds = computePropOdds(outcome.result);
     return {
       index: job.index,

@@ -86,7 +86,7 @@ describe('renderReportHtml', () => {
     expect(data.markets[0]!.candles.length).toBeLessThanOrEqual(300);
     expect(data.equity.length).toBeLessThanOrEqual(500);
     // the lowest equity and the highest price of the month are still drawn
-    const lowest = Math.min(...month.equity.map((s) => s.equity.toNumber()));
+    const lowest = Math.min(...Array.from(month.equity, (s) => s.equity.toNumber()));
     expect(Math.min(...data.equity.map((p) => p[1]!))).toBe(lowest);
     const highest = Math.max(...month.prices![0]!.candles.map((c) => c.high.toNumber()));
     expect(Math.max(...data.markets[0]!.candles.map((c) => c[2]!))).toBe(highest);
@@ -101,7 +101,7 @@ describe('renderReportHtml', () => {
   });
 
   it('draws the floors the backtester recorded when it gives them', () => {
-    const at = small.equity[100]!.time;
+    const at = small.equity.at(100)!.time;
     const floors = [
       { time: small.startTime, daily: new Dec(9500), total: new Dec(9000), trailing: null },
       { time: at, daily: new Dec(9600), total: new Dec(9000), trailing: null },

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { buildReportJson } from '../../src/report/report-json.js';
-import { Fp9EquitySample } from '../../src/report/equity-sample.js';
+import { Fp9EquitySample, Fp9EquitySeries } from '../../src/report/equity-sample.js';
 import { decodeResult, encodeResult } from '../../src/report/result-codec.js';
 import { backtestJobOptions, type BacktestJob } from '../../src/runtime/backtest-job.js';
 import { runBacktest } from '../../src/runtime/backtest.js';
@@ -60,6 +60,15 @@ describe('the sweep thread pool', () => {
     expect(decoded.fills[0]!.fee.isZero() && decoded.fills[0]!.fee.isNegative()).toBe(true);
     // A backtest's equity samples hold fp9 integers and build their Decimal when read.
     const samples = decodeResult(encodeResult({ equity: [new Fp9EquitySample(1_700_000_000_000, 100_000_123_456_789n)] } as never)).equity;
-    expect(samples.map((e) => [e.time, e.equity.toFixed()])).toEqual([[1_700_000_000_000, '100000.123456789']]);
+    expect(Array.from(samples, (e) => [e.time, e.equity.toFixed()])).toEqual([[1_700_000_000_000, '100000.123456789']]);
+    // A backtest's series of them is columns, not an array: decoded as the array it stands for.
+    const series = new Fp9EquitySeries();
+    series.push(1_700_000_000_000, 100_000_123_456_789n);
+    series.push(1_700_000_060_000, -(1n << 70n));
+    const decodedSeries = decodeResult(encodeResult({ equity: series } as never)).equity;
+    expect(Array.from(decodedSeries, (e) => [e.time, e.equity.toFixed()])).toEqual([
+      [1_700_000_000_000, '100000.123456789'],
+      [1_700_000_060_000, new Dec((-(1n << 70n)).toString()).div(1e9).toFixed()],
+    ]);
   });
 });

@@ -38,7 +38,7 @@ describe('trading windows and warm-up', () => {
     expect(warm.result.denials).toHaveLength(0);
     // the reported run starts at the slice, not at the warm-up
     expect(warm.result.startTime).toBe(T);
-    expect(warm.result.equity[0]!.time).toBeGreaterThanOrEqual(T);
+    expect(warm.result.equity.at(0)!.time).toBeGreaterThanOrEqual(T);
   });
 
   it('flattens the account once at the window end and sends nothing after it', async () => {

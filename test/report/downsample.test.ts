@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { MinMaxLine, StepLine, thinMinMax, thinSteps } from '../../src/report/downsample.js';
+
+// 11 samples thinned to about 8 points: buckets of ceil(11 / 4) = 3 samples, the last one of 2.
+const times = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const values = [5, 9, 1, 4, 4, 2, 7, 3, 8, 6, 6];
+
+describe('thinned lines', () => {
+  it('keep each bucket’s low and high, in time order, at the times of its first two samples', () => {
+    // buckets [5 9 1] [4 4 2] [7 3 8] [6 6]: a high before the low, the first of equal highs, ...
+    expect(thinMinMax(times, values, 8)).toEqual([[0, 9], [1, 1], [3, 4], [4, 2], [6, 3], [7, 8], [9, 6], [10, 6]]);
+  });
+
+  it('are the same whether the samples come as arrays or one at a time', () => {
+    const minMax = new MinMaxLine(times.length, 8);
+    const steps = new StepLine(times.length, 8);
+    times.forEach((t, i) => {
+      minMax.add(t, values[i]!);
+      steps.add(t, i === 4 ? null : values[i]!);
+    });
+    expect(minMax.points()).toEqual(thinMinMax(times, values, 8));
+    expect(steps.points()).toEqual(thinSteps(times, values.map((v, i) => (i === 4 ? null : v)), 8));
+  });
+
+  it('keep a step line’s value mid-bucket and at the bucket’s end, and draw nothing where it is missing', () => {
+    const line = values.map((v, i) => (i === 4 ? null : v));
+    // buckets [5 9 1] [4 null 2] [7 3 8] [6 6]: mid is sample floor(size / 2) - 1 of the bucket
+    expect(thinSteps(times, line, 8)).toEqual([[0, 5], [1, 1], [3, 4], [4, 2], [6, 7], [7, 8], [9, 6], [10, 6]]);
+  });
+
+  it('leave a short series whole', () => {
+    expect(thinMinMax([0, 1], [3, 2], 8)).toEqual([[0, 3], [1, 2]]);
+  });
+});
+
