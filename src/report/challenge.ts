@@ -6,6 +6,8 @@
 import type { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
 import type { Phase } from '../api/types.js';
+import { toFp9Raw } from '../core/fp9.js';
+import { equityRaw } from './equity-sample.js';
 import { dailyPnlOf, finalEquityOf, tradingDaysOf } from './metrics.js';
 import type { BacktestResult, DailyPnl } from './types.js';
 
@@ -48,8 +50,10 @@ export function computeChallenge(result: BacktestResult, days: readonly DailyPnl
   let targetReachedAt: number | null = promoted?.at ?? null;
   if (targetReachedAt === null && c.profitTargetPct !== null) {
     const target = initial.times(new Dec(1).plus(c.profitTargetPct.div(100)));
+    // equity ≥ target ⟺ its fp9 integer ≥ ⌈target × 10^9⌉: one integer comparison a sample.
+    const targetRaw = toFp9Raw(target, 'ceil', 'profit target');
     for (const s of result.equity) {
-      if (!s.equity.gte(target)) continue;
+      if (equityRaw(s) < targetRaw) continue;
       targetReachedAt = s.time;
       break;
     }

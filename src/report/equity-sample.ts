@@ -7,7 +7,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { BigIntColumn, Float64Column } from '../core/columns.js';
-import { fp9Decimal } from '../core/fp9.js';
+import { fp9Decimal, toFp9Raw } from '../core/fp9.js';
 import type { EquitySample, EquitySeries } from './types.js';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -43,6 +43,15 @@ export class Fp9EquitySample implements EquitySample {
   toJSON(): { time: number; equity: Decimal } {
     return { time: this.time, equity: this.equity };
   }
+}
+
+/**
+ * The fp9 integer of a sample's equity, read off an `Fp9EquitySample` without building its Decimal
+ * (the report's scans compare every sample of the run); a plain sample's Decimal is an fp9 figure too
+ * and converts exactly.
+ */
+export function equityRaw(sample: EquitySample): bigint {
+  return sample instanceof Fp9EquitySample ? sample.raw : toFp9Raw(sample.equity, 'exact', 'equity');
 }
 
 /** The sample's exact equity text, as `money` writes it. */

@@ -11,7 +11,9 @@
  */
 import type { Decimal } from 'decimal.js';
 import { Dec, ZERO } from '../core/decimal.js';
-import type { BacktestResult, DailyPnl, EquitySeries, FillRecord, FloorPoint, TradeRecord } from './types.js';
+import { fp9Decimal, toFp9Raw } from '../core/fp9.js';
+import { equityRaw } from './equity-sample.js';
+import type { BacktestResult, DailyPnl, EquitySample, EquitySeries, FillRecord, FloorPoint, TradeRecord } from './types.js';
 
 export const DAYS_PER_YEAR = 365;
 const DAY_MS = 86_400_000;
@@ -30,19 +32,22 @@ export function dailyPnlFromEquity(initialBalance: Decimal, equity: EquitySeries
   const out: DailyPnl[] = [];
   let start = initialBalance;
   let day: number | undefined;
-  let end = initialBalance;
+  // The day's last sample: its Decimal is built once a day, not once a sample.
+  let last: EquitySample | undefined;
+  const close = (d: number): void => {
+    const end = last === undefined ? start : last.equity;
+    out.push({ day: utcDay(d * DAY_MS), startEquity: start, endEquity: end, pnl: end.minus(start) });
+    start = end;
+  };
   for (const s of equity) {
     const d = Math.floor(s.time / DAY_MS);
     if (d !== day) {
-      if (day !== undefined) {
-        out.push({ day: utcDay(day * DAY_MS), startEquity: start, endEquity: end, pnl: end.minus(start) });
-        start = end;
-      }
+      if (day !== undefined) close(day);
       day = d;
     }
-    end = s.equity;
+    last = s;
   }
-  if (day !== undefined) out.push({ day: utcDay(day * DAY_MS), startEquity: start, endEquity: end, pnl: end.minus(start) });
+  if (day !== undefined) close(day);
   return out;
 }
 
@@ -55,22 +60,25 @@ export interface Drawdown {
 }
 
 export function maxDrawdown(initialBalance: Decimal, equity: EquitySeries): Drawdown {
-  let peak = initialBalance;
+  // Compared as fp9 integers, exactly as the Decimals compare; Decimals only at a new low.
+  let peakRaw = toFp9Raw(initialBalance, 'exact', 'initialBalance');
   let peakAt: number | null = null;
   // under one peak the deepest point is the lowest equity: divide only at new lows
-  let trough: Decimal | null = null;
+  let trough: bigint | null = null;
   let best: Drawdown = { pct: ZERO, amount: ZERO, peakAt: null, troughAt: null };
   for (const s of equity) {
-    if (s.equity.gt(peak)) {
-      peak = s.equity;
+    const e = equityRaw(s);
+    if (e > peakRaw) {
+      peakRaw = e;
       peakAt = s.time;
       trough = null;
       continue;
     }
-    if (trough !== null && s.equity.gte(trough)) continue;
-    trough = s.equity;
-    if (peak.lte(0)) continue;
-    const amount = peak.minus(s.equity);
+    if (trough !== null && e >= trough) continue;
+    trough = e;
+    if (peakRaw <= 0n) continue;
+    const peak = fp9Decimal(peakRaw);
+    const amount = peak.minus(fp9Decimal(e));
     const pct = amount.div(peak).times(100);
     if (pct.gt(best.pct)) best = { pct, amount, peakAt, troughAt: s.time };
   }
@@ -280,25 +288,25 @@ export function eachFloorFromEquity(
   const trailing = frac(c.maxTrailingDrawdownPct);
   const initial = result.initialBalance;
   const totalFloor = total === null ? null : initial.times(total);
-  let dayStartEquity = initial;
-  let lastEquity = initial;
+  let last: EquitySample | undefined;
   let currentDay = result.equity.length > 0 ? dayStart(result.equity.at(0)!.time) : 0;
-  let maxEquity = initial;
+  // The highest equity as an fp9 integer; a floor's Decimals only when it moves.
+  let maxRaw = toFp9Raw(initial, 'exact', 'initialBalance');
   let dailyFloor = daily === null ? null : initial.times(daily);
   let trailingFloor = trailing === null ? null : initial.times(trailing);
   for (const s of result.equity) {
     const d = dayStart(s.time);
     if (d !== currentDay) {
       currentDay = d;
-      dayStartEquity = lastEquity;
+      const dayStartEquity = last === undefined ? initial : last.equity;
       dailyFloor = daily === null ? null : dayStartEquity.times(daily);
     }
-    const equity = s.equity;
-    if (equity.gt(maxEquity)) {
-      maxEquity = equity;
-      trailingFloor = trailing === null ? null : maxEquity.times(trailing);
+    const raw = equityRaw(s);
+    if (raw > maxRaw) {
+      maxRaw = raw;
+      trailingFloor = trailing === null ? null : s.equity.times(trailing);
     }
-    lastEquity = equity;
+    last = s;
     sample(s.time, dailyFloor, totalFloor, trailingFloor);
   }
 }

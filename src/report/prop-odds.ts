@@ -21,6 +21,8 @@
  */
 import type { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
+import { fp9Decimal, toFp9Raw } from '../core/fp9.js';
+import { equityRaw } from './equity-sample.js';
 import type { BacktestResult } from './types.js';
 
 const DAY_MS = 86_400_000;
@@ -45,15 +47,15 @@ export interface PropOdds {
 interface Day {
   readonly day: number;
   readonly start: Decimal;
-  low: Decimal;
-  high: Decimal;
-  close: Decimal;
+  readonly low: Decimal;
+  readonly high: Decimal;
+  readonly close: Decimal;
 }
 
-/** Day-start, low, high and close equity of every UTC day with samples. */
+/** Day-start, low, high and close equity of every UTC day with samples (scanned as fp9 integers). */
 function dailyRanges(result: BacktestResult): Day[] {
-  const days: Day[] = [];
-  let previousClose = result.initialBalance;
+  const days: { day: number; start: bigint; low: bigint; high: bigint; close: bigint }[] = [];
+  let previousClose = toFp9Raw(result.initialBalance, 'exact', 'initialBalance');
   for (const s of result.equity) {
     const d = Math.floor(s.time / DAY_MS);
     let last = days[days.length - 1];
@@ -62,11 +64,12 @@ function dailyRanges(result: BacktestResult): Day[] {
       last = { day: d, start: previousClose, low: previousClose, high: previousClose, close: previousClose };
       days.push(last);
     }
-    if (s.equity.lt(last.low)) last.low = s.equity;
-    if (s.equity.gt(last.high)) last.high = s.equity;
-    last.close = s.equity;
+    const e = equityRaw(s);
+    if (e < last.low) last.low = e;
+    if (e > last.high) last.high = e;
+    last.close = e;
   }
-  return days;
+  return days.map((d) => ({ day: d.day, start: fp9Decimal(d.start), low: fp9Decimal(d.low), high: fp9Decimal(d.high), close: fp9Decimal(d.close) }));
 }
 
 export function computePropOdds(result: BacktestResult): PropOdds {

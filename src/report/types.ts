@@ -9,6 +9,7 @@ import type { Origin } from './origin.js';
 /** One equity sample (the engine samples once a minute). */
 export interface EquitySample {
   readonly time: number;
+  /** An fp9 figure (at most 9 decimals), as the engine's equity always is. */
   readonly equity: Decimal;
 }
 

@@ -19,12 +19,15 @@ const EVALUATION: ChallengeInfo = {
   failure: null,
 };
 
+/** Equity as the engine reports it: an fp9 figure (the compounding below makes longer doubles). */
+const fp9 = (v: number) => new Dec(v).toDecimalPlaces(9);
+
 /** A run whose equity is given per day as [low, high, close] (samples at 06:00, 12:00, 23:00). */
 function run(days: Array<[number, number, number]>, challenge: ChallengeInfo | null = EVALUATION): BacktestResult {
   const equity: EquitySample[] = [];
   days.forEach(([low, high, close], d) => {
     const t = START + d * DAY;
-    equity.push({ time: t + 6 * 3_600_000, equity: new Dec(low) }, { time: t + 12 * 3_600_000, equity: new Dec(high) }, { time: t + 23 * 3_600_000, equity: new Dec(close) });
+    equity.push({ time: t + 6 * 3_600_000, equity: fp9(low) }, { time: t + 12 * 3_600_000, equity: fp9(high) }, { time: t + 23 * 3_600_000, equity: fp9(close) });
   });
   return {
     name: 't',
