@@ -221,10 +221,25 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
 function floorLinesAtSamples(result: BacktestResult, maxPoints: number): { daily: StepLine; total: StepLine; trailing: StepLine } {
   const n = result.equity.length;
   const lines = { daily: new StepLine(n, maxPoints), total: new StepLine(n, maxPoints), trailing: new StepLine(n, maxPoints) };
-  const put = (time: number, daily: Decimal | null | undefined, total: Decimal | null | undefined, trailing: Decimal | null | undefined): void => {
-    lines.daily.add(time, daily?.toNumber());
-    lines.total.add(time, total?.toNumber());
-    lines.trailing.add(time, trailing?.toNumber());
+  // A floor stands for many samples (a day, until a new high): its number is worked out when it moves.
+  const asNumber = (): ((d: Decimal | null | undefined) => number | undefined) => {
+    let last: Decimal | null | undefined;
+    let value: number | undefined;
+    return (d) => {
+      if (d !== last) {
+        last = d;
+        value = d?.toNumber();
+      }
+      return value;
+    };
+  };
+  const daily = asNumber();
+  const total = asNumber();
+  const trailing = asNumber();
+  const put = (time: number, d: Decimal | null | undefined, t: Decimal | null | undefined, tr: Decimal | null | undefined): void => {
+    lines.daily.add(time, daily(d));
+    lines.total.add(time, total(t));
+    lines.trailing.add(time, trailing(tr));
   };
   const given = result.floors;
   if (!given) {
