@@ -47,7 +47,7 @@ interface BookFigures {
   readonly openCount: number;
   /**
    * The positions per market at the prices `openWorst` was worked out at, for bounding how far it can
-   * have moved since (see `worstLossDrift`); null when it cannot be bounded (pending entries counted,
+   * have moved since (see `driftSlope` in exposure.ts); null when it cannot be bounded (pending entries counted,
    * a trailing percentage or an assumed move above 100%).
    */
   readonly drift: readonly PriceDrift[] | null;

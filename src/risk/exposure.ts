@@ -255,27 +255,32 @@ export function rawPositionWorstLoss(
 }
 
 /**
- * How far the worst case of positions can have risen since it was computed at `d.price`, now that
- * their market's index is `to`: an upper bound, never the figure itself, and scaled by 10^9 (so that
+ * The drift bound: how far the worst case of positions can have risen since it was computed at
+ * `d.price`, now that their market's index has moved: an upper bound, never the figure itself, and scaled by 10^9 (so that
  * checking it costs multiplications, no division). The assumed exit follows the price with a slope of
  * at most 4 (a short's trailing stop with its slippage, both at most 100%, see `driftBounded`), so
  * the price loss moves by at most 5 × size × the move; the exit's cost was `exitCost` and is at most
  * its notional (grown by at most 4 × size × the move) times `costCeiling` (fee + spread limit + price
  * impact cap, between 0 and 100%); what liquidation can take moves with the unrealised pnl, 1 × size ×
  * the move. Every rounding of those is covered by `driftSlack` fp9 units.
- *   worst case now ≤ worst case then + (worstLossDrift(…) / 10^9) + driftSlack(positions)
+ *   worst case now ≤ worst case then + (driftSlope × |move| + driftRest) / 10^9 + driftSlack(positions)
+ * The bound's slope: 10 × size per unit of price.
  */
-export function worstLossDrift(d: PriceDrift, to: bigint, costCeiling: bigint): bigint {
-  const move = d.price > to ? d.price - to : to - d.price;
-  return d.size * (10n * move + 18n) + d.exitNotional * costCeiling - d.exitCost * UNIT;
+export function driftSlope(d: PriceDrift): bigint {
+  return 10n * d.size;
 }
 
-/** The fp9 units `worstLossDrift` leaves to its roundings, for `positions` positions. */
+/** The part of the drift bound that does not depend on the move (only on the cost ceiling), × 10^9. */
+export function driftRest(d: PriceDrift, costCeiling: bigint): bigint {
+  return d.size * 18n + d.exitNotional * costCeiling - d.exitCost * UNIT;
+}
+
+/** The fp9 units the drift bound leaves to its roundings, for `positions` positions. */
 export function driftSlack(positions: number): bigint {
   return 10n * BigInt(positions) + 5n;
 }
 
-/** The positions of one market as `worstLossDrift` needs them: summed at the price they were worked out at. */
+/** The positions of one market as the drift bound needs them: summed at the price they were worked out at. */
 export interface PriceDrift {
   readonly asset: string;
   readonly price: bigint;
@@ -287,7 +292,7 @@ export interface PriceDrift {
   readonly positions: number;
 }
 
-/** Whether the slopes `worstLossDrift` assumes hold: fractions of at most 100%. */
+/** Whether the slopes the drift bound assumes hold: fractions of at most 100%. */
 export function driftBounded(p: ExposureParams, stops: Iterable<readonly StopRaw[]>): boolean {
   if (p.adverse > UNIT || p.stopSlippage > UNIT) return false;
   for (const list of stops) for (const s of list) if (s.percent > UNIT) return false;

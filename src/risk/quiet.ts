@@ -5,14 +5,14 @@
  * ended without a trip, the guard keeps what it found (`QuietMark`); on a later price it asks only
  * whether a trip is now possible: equity at the new prices, exactly as the full evaluation derives it,
  * against each floor; the open book's worst case bounded from above by how far the prices moved
- * (`worstLossDrift`); the consistency threshold on that equity. When none can trip, the full
+ * (`driftSlope` × move + `driftRest`, the latter fixed while the cost ceiling stands); the consistency threshold on that equity. When none can trip, the full
  * evaluation would end exactly where the last one did, and is skipped; when one might, it runs. A
  * change of anything but the prices (positions, orders, the base figures of the risk read, the
  * Account record, the guard's own latches and states, a latch running out) makes it run too.
  */
 import type { RiskGuardConfig } from './config.js';
 import type { AccountFigures, ConsistencyFigures, RuleNumbers } from './context.js';
-import { driftSlack, worstLossDrift, type PriceDrift } from './exposure.js';
+import { driftRest, driftSlack, driftSlope, type PriceDrift } from './exposure.js';
 import { UNIT } from './fixed.js';
 import type { AccountBook, MarketBook } from './account-book.js';
 import { consistencyReached, killDistance } from './rules/drawdown.js';
@@ -40,6 +40,14 @@ export interface QuietMark {
   /** The prices (`MarketBook.version`) and the equity of the last update found quiet: a risk read between two prices repeats them. */
   quietVersion: number;
   quietEquity: bigint;
+  /** Per market of `drift`: its bound's slope (`driftSlope`), and the cost ceiling `exposureK` was worked out at. */
+  readonly slopes: readonly bigint[];
+  readonly ceilings: bigint[];
+  /**
+   * (worst case + highest floor) × 10^9 + the move-free part of each market's drift bound: the
+   * exposure test is then equity × 10^9 − Σ slope × move ≥ exposureK. Undefined until first needed.
+   */
+  exposureK: bigint | undefined;
 }
 
 /** The mark of a full evaluation of `book` that ended without a trip; undefined when its book cannot be bounded. */
@@ -71,6 +79,9 @@ export function quietMark(book: AccountBook, figures: AccountFigures, drift: rea
     drift,
     quietVersion: -1,
     quietEquity: 0n,
+    slopes: drift.map(driftSlope),
+    ceilings: drift.map(() => -1n),
+    exposureK: undefined,
   };
 }
 
@@ -120,12 +131,25 @@ function quiet(mark: QuietMark, book: AccountBook, equity: bigint, markets: Mark
   if (!config.killSwitch.enabled || book.haltedUntil !== 0 || book.manual?.state === 'HALTED') return true;
   if (mark.killLine !== null && equity <= mark.killLine) return false;
   if (!config.killSwitch.onExposureBreach || mark.exposureLine === null) return true;
-  // equity − (worst case then + drift) ≥ highest floor, all × 10^9 (see worstLossDrift).
-  let drift = 0n;
-  for (const d of mark.drift) {
+  // equity − (worst case then + drift) ≥ highest floor, all × 10^9 (see driftSlope), with what does
+  // not move with the price summed once into exposureK.
+  let moved = 0n;
+  for (let i = 0; i < mark.drift.length; i += 1) {
+    const d = mark.drift[i]!;
     const m = markets.get(d.asset);
     if (m === undefined || m.costCeiling < 0n || m.costCeiling > UNIT) return false;
-    drift += worstLossDrift(d, m.price, m.costCeiling);
+    if (mark.ceilings[i] !== m.costCeiling) {
+      mark.ceilings[i] = m.costCeiling;
+      mark.exposureK = undefined;
+    }
+    moved += mark.slopes[i]! * (d.price > m.price ? d.price - m.price : m.price - d.price);
   }
-  return (equity - mark.openWorst - mark.exposureLine) * UNIT >= drift;
+  mark.exposureK ??= exposureK(mark);
+  return equity * UNIT - moved >= mark.exposureK;
+}
+
+function exposureK(mark: QuietMark): bigint {
+  let k = (mark.openWorst + mark.exposureLine!) * UNIT;
+  for (let i = 0; i < mark.drift.length; i += 1) k += driftRest(mark.drift[i]!, mark.ceilings[i]!);
+  return k;
 }

@@ -100,6 +100,13 @@ interface PendingStep extends ReplayStep {
 
 const NONE: readonly ReplayStep[] = Object.freeze([]);
 
+const byTimeThenSource = (a: PendingStep, b: PendingStep): number => a.tick.time - b.tick.time || a.order - b.order;
+
+function inOrder(steps: readonly PendingStep[]): boolean {
+  for (let i = 1; i < steps.length; i += 1) if (byTimeThenSource(steps[i - 1]!, steps[i]!) > 0) return false;
+  return true;
+}
+
 /**
  * Interleaves the ticks of several markets' candles by time, synchronously. Candles must come merged
  * by open time (see `mergeByTime`). A candle's ticks lie inside its period, so every pending tick
@@ -132,7 +139,8 @@ export class TickInterleaver {
   #release(before: number): readonly ReplayStep[] {
     const pending = this.#pending;
     if (pending.length === 0) return NONE;
-    if (pending.length > 1) pending.sort((a, b) => a.tick.time - b.tick.time || a.order - b.order);
+    // One market's ticks arrive in order already; only several markets' need sorting (which allocates).
+    if (pending.length > 1 && !inOrder(pending)) pending.sort(byTimeThenSource);
     let n = 0;
     while (n < pending.length && pending[n]!.tick.time < before) n += 1;
     if (n === pending.length) {
