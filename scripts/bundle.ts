@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type * as Esbuild from 'esbuild';
+import { packageName } from '../src/strategy/plugin-files.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DIST = path.join(ROOT, 'dist');
@@ -38,15 +39,10 @@ const ENTRIES = [
 /** Packages bundled: many small modules each, loaded on every run. */
 const BUNDLED = new Set(['zod', 'rxjs', 'decimal.js', 'trading-signals', 'p-queue', 'p-timeout', 'eventemitter3', 'tslib']);
 /** Bundled packages a plugin may import itself; they get entries in dist/vendor/. */
-export const VENDORED = ['zod', 'rxjs', 'decimal.js'] as const;
+const VENDORED = ['zod', 'rxjs', 'decimal.js'] as const;
 
 // esbuild as tsx ships it, as plugin-hooks.ts finds it.
 const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'))('esbuild') as typeof Esbuild;
-
-function packageName(specifier: string): string {
-  const parts = specifier.split('/');
-  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
-}
 
 /** `zod`, `zod/v4`, …: the package's export subpaths without wildcards. */
 function publicSubpaths(name: string): string[] {
@@ -70,7 +66,7 @@ const dependencies: Esbuild.Plugin = {
     build.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:')) return { external: true };
       const name = packageName(args.path);
-      if (!BUNDLED.has(name)) return { external: true };
+      if (name === undefined || !BUNDLED.has(name)) return { external: true };
       if (name === 'rxjs' && !args.path.startsWith('rxjs/internal/')) return { path: rxjsEsm(args.path) };
       return undefined;
     });

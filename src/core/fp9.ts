@@ -58,6 +58,17 @@ export function toFp9Raw(value: Decimal, rounding: Fp9Rounding, field = 'value')
   return BigInt(rounded.times(SCALE_DEC).toFixed(0));
 }
 
+/**
+ * An fp9 integer as its plain decimal text, without trailing zeros (`Decimal#toFixed()` of its value):
+ * for messages, reasons and report files, without building a Decimal.
+ */
+export function fp9Text(raw: bigint): string {
+  const neg = raw < 0n;
+  const abs = neg ? -raw : raw;
+  const frac = (abs % FP9_SCALE).toString().padStart(9, '0').replace(/0+$/, '');
+  return `${neg ? '-' : ''}${abs / FP9_SCALE}${frac ? `.${frac}` : ''}`;
+}
+
 /** The decimal of an fp9 integer. */
 export function fromFp9Raw(raw: bigint): Decimal {
   return new Dec(raw.toString()).div(SCALE_DEC);

@@ -5,7 +5,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { ConfigError } from '../core/errors.js';
-import { FP9_SCALE, fp9Decimal } from '../core/fp9.js';
+import { FP9_SCALE, fp9Decimal, fp9Text } from '../core/fp9.js';
 
 export const S = FP9_SCALE;
 export const S2 = S * S;
@@ -121,10 +121,4 @@ export function parseRaw(value: string, path: string): bigint {
 }
 
 /** Human decimal of a raw integer, for messages. */
-export function rawHuman(raw: bigint): string {
-  const neg = raw < 0n;
-  const a = neg ? -raw : raw;
-  const int = a / S;
-  let frac = (a % S).toString().padStart(9, '0').replace(/0+$/, '');
-  return `${neg ? '-' : ''}${int}${frac ? '.' + frac : ''}`;
-}
+export const rawHuman: (raw: bigint) => string = fp9Text;

@@ -97,8 +97,14 @@ export class MinMaxLine extends ThinnedLine {
       this.#loAt = this.#hiAt = 0;
     } else {
       if (at === 1) this.#t1 = time;
-      if (value < this.#lo) [this.#lo, this.#loAt] = [value, at];
-      if (value > this.#hi) [this.#hi, this.#hiAt] = [value, at];
+      if (value < this.#lo) {
+        this.#lo = value;
+        this.#loAt = at;
+      }
+      if (value > this.#hi) {
+        this.#hi = value;
+        this.#hiAt = at;
+      }
     }
     if (at < size - 1) return;
     if (size === 1) this.out.push([this.#t0, value]);

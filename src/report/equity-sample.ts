@@ -7,7 +7,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { BigIntColumn, Float64Column } from '../core/columns.js';
-import { fp9Decimal, toFp9Raw } from '../core/fp9.js';
+import { fp9Decimal, fp9Text, toFp9Raw } from '../core/fp9.js';
 import type { EquitySample, EquitySeries } from './types.js';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -33,10 +33,7 @@ export class Fp9EquitySample implements EquitySample {
 
   /** `equity.toFixed()` (the exact text), written from the integer: a report writes one a minute of the run. */
   equityText(): string {
-    const negative = this.#raw < 0;
-    const digits = (negative ? -this.#raw : this.#raw).toString().padStart(10, '0');
-    const fraction = digits.slice(-9).replace(/0+$/, '');
-    return `${negative ? '-' : ''}${digits.slice(0, -9)}${fraction ? `.${fraction}` : ''}`;
+    return fp9Text(this.raw);
   }
 
   /** Serialised like the plain sample it stands for. */

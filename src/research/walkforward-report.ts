@@ -5,6 +5,7 @@
  */
 import { thinMinMax, thinSteps, toChartTime } from '../report/downsample.js';
 import { card, ERROR_HOOK, escapeHtml, pageEnd, STYLE } from '../report/html.js';
+import { equityNumber } from '../report/equity-sample.js';
 import { floorsFromEquity } from '../report/metrics.js';
 import type { ReportJson } from '../report/report-json.js';
 import { OBJECTIVES, type ObjectiveName } from './objectives.js';
@@ -181,7 +182,7 @@ export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForward
   const floors = oos ? floorsFromEquity(oos) : [];
   const floorLine = (pick: 'daily' | 'total') => toChartTime(thinSteps(times, floors.map((f) => (f[pick] === null ? null : f[pick]!.toNumber())), 4000));
   const data = {
-    equity: oos ? toChartTime(thinMinMax(times, Array.from(oos.equity, (s) => s.equity.toNumber()), 4000)) : [],
+    equity: oos ? toChartTime(thinMinMax(times, Array.from(oos.equity, equityNumber), 4000)) : [],
     floors: { daily: floorLine('daily'), total: floorLine('total') },
     markers: result.windows.map((w, i) => ({ time: Math.floor(w.testFrom / 1000), position: 'aboveBar', color: '#6b7385', shape: 'arrowDown', text: `w${i + 1}` })),
   };

@@ -6,7 +6,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
-import { taggedFp9 } from '../core/fp9.js';
+import { fp9Text, taggedFp9 } from '../core/fp9.js';
 
 /** 1.0 in fp9. */
 export const UNIT = 1_000_000_000n;
@@ -75,14 +75,7 @@ export function fromRaw(raw: bigint): Decimal {
 }
 
 /** fp9 integer as a plain decimal string without trailing zeros, for reasons. */
-export function fmt(raw: bigint): string {
-  const neg = raw < 0n;
-  const abs = neg ? -raw : raw;
-  const int = abs / UNIT;
-  let frac = (abs % UNIT).toString().padStart(9, '0').replace(/0+$/, '');
-  if (frac.length > 0) frac = '.' + frac;
-  return `${neg ? '-' : ''}${int}${frac}`;
-}
+export const fmt: (raw: bigint) => string = fp9Text;
 
 /** Integer division rounding towards −∞. */
 export function floorDiv(a: bigint, b: bigint): bigint {

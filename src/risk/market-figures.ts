@@ -52,6 +52,7 @@ interface SettingsFigures {
   readonly fee: bigint;
   readonly spreadLimit: bigint;
   readonly maxPriceImpact: bigint;
+  readonly costCeiling: bigint;
   readonly maxLeverageByMargin: bigint | null;
   readonly maxLeverageByAccount: ReadonlyMap<string, bigint>;
   readonly maxLeverageAnyType: bigint | null;
@@ -77,10 +78,14 @@ function settingsFigures(s: Market['settings']): SettingsFigures {
     byType.set(type, raw);
     anyType = anyType === null ? raw : minRaw(anyType, raw);
   }
+  const fee = toRaw(s.fee, 'ceil');
+  const spreadLimit = toRaw(s.spreadLimit, 'ceil');
+  const maxPriceImpact = toRaw(s.maxPriceImpact, 'ceil');
   const figures: SettingsFigures = {
-    fee: toRaw(s.fee, 'ceil'),
-    spreadLimit: toRaw(s.spreadLimit, 'ceil'),
-    maxPriceImpact: toRaw(s.maxPriceImpact, 'ceil'),
+    fee,
+    spreadLimit,
+    maxPriceImpact,
+    costCeiling: fee + spreadLimit + maxPriceImpact,
     maxLeverageByMargin: minIm > 0n ? divDown(UNIT, minIm) : null,
     maxLeverageByAccount: byType,
     maxLeverageAnyType: anyType,
@@ -127,7 +132,7 @@ export function marketFigures(
     fee: f.fee,
     spread,
     maxPriceImpact: f.maxPriceImpact,
-    costCeiling: f.fee + f.spreadLimit + f.maxPriceImpact,
+    costCeiling: f.costCeiling,
     coefficientLong: toRaw(st.vpiCoefficientLong, 'ceil'),
     coefficientShort: toRaw(st.vpiCoefficientShort, 'ceil'),
     depthLong: toRaw(st.vpiMarketDepthLong, 'floor'),

@@ -209,8 +209,9 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
       lastMinute = minute;
       const equityRaw = engine.accountEquity(accountId);
       if (equityRaw !== undefined) {
-        equity.push(t, equityRaw + offset);
-        options.onSample?.(new Fp9EquitySample(t, equityRaw + offset), engine.getAccount(accountId)?.currentPhase ?? startPhase);
+        const raw = equityRaw + offset;
+        equity.push(t, raw);
+        options.onSample?.(new Fp9EquitySample(t, raw), engine.getAccount(accountId)?.currentPhase ?? startPhase);
       }
     }
     if (keepPrices) {

@@ -38,8 +38,17 @@ export class RecordedCandles implements CandleSource {
   }
 }
 
-/** The rows of a candle file from `from` to before `to`, as a session reads them; undefined for a store file. */
-export async function recordCandles(file: string, layout: FileLayout | undefined, from: number | undefined, to: number | undefined): Promise<RecordedCandles | undefined> {
+/**
+ * The rows of a candle file from `from` to before `to`, as a session reads them; undefined for a store
+ * file, and for a range of more than `maxRows` rows (the session then streams the file itself).
+ */
+export async function recordCandles(
+  file: string,
+  layout: FileLayout | undefined,
+  from: number | undefined,
+  to: number | undefined,
+  maxRows = Number.POSITIVE_INFINITY,
+): Promise<RecordedCandles | undefined> {
   if (layout === 'propbot-store' || (layout === undefined && (await isSqliteFile(file)))) return undefined;
   const reader = readCandleFile(file, layout !== undefined ? { layout } : {});
   const where = rangeCheck(from === undefined ? undefined : () => from, to);
@@ -47,7 +56,7 @@ export async function recordCandles(file: string, layout: FileLayout | undefined
   for await (const row of await reader.open()) {
     const w = where(row);
     if (w === 'after') break;
-    if (w === 'inside') rows.push(row);
+    if (w === 'inside' && rows.push(row) > maxRows) return undefined;
   }
   return new RecordedCandles(reader.summary, rows);
 }
@@ -59,22 +68,27 @@ const kept = new Map<string, Promise<RecordedCandles | undefined>>();
 
 /**
  * `recordCandles`, kept for the next run of this thread over the same file (as it is now: its size
- * and modification time are part of the key) and range. A read longer than `MAX_KEPT_ROWS` rows is
- * used once and not kept: a thread's memory stays bounded whatever the data.
+ * and modification time are part of the key) and range. A range longer than `maxRows` rows is not
+ * recorded at all (the runs stream the file, as a backtest does) and that verdict is kept too: a
+ * thread's memory stays bounded whatever the data.
  */
-export async function keptCandles(file: string, layout: FileLayout | undefined, from: number | undefined, to: number | undefined): Promise<RecordedCandles | undefined> {
+export async function keptCandles(
+  file: string,
+  layout: FileLayout | undefined,
+  from: number | undefined,
+  to: number | undefined,
+  maxRows = MAX_KEPT_ROWS,
+): Promise<RecordedCandles | undefined> {
   const { size, mtimeMs } = await stat(file);
-  const key = JSON.stringify([file, size, mtimeMs, layout ?? null, from ?? null, to ?? null]);
+  const key = JSON.stringify([file, size, mtimeMs, layout ?? null, from ?? null, to ?? null, maxRows]);
   let read = kept.get(key);
   if (read === undefined) {
-    read = recordCandles(file, layout, from, to);
+    read = recordCandles(file, layout, from, to, maxRows);
     kept.set(key, read);
     if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value!);
   }
-  const recorded = await read.catch((err: unknown) => {
+  return read.catch((err: unknown) => {
     kept.delete(key);
     throw err;
   });
-  if (recorded !== undefined && recorded.rows > MAX_KEPT_ROWS) kept.delete(key);
-  return recorded;
 }

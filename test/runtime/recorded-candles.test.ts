@@ -36,6 +36,14 @@ describe('candles read once per thread', () => {
     expect(await keptCandles(file, undefined, FROM, TO)).not.toBe(first);
   });
 
+  it('are not recorded past the row cap: the runs stream the file', async () => {
+    const file = path.join(dir, 'capped.csv');
+    copyFileSync(BTC, file);
+    expect(await keptCandles(file, undefined, FROM, TO, 5 * 24)).toBeDefined();
+    expect(await keptCandles(file, undefined, FROM, TO, 5 * 24 - 1)).toBeUndefined();
+    expect(await recordCandles(file, undefined, FROM, TO, 5 * 24 - 1)).toBeUndefined();
+  });
+
   it('leave a sweep row as it was', async () => {
     const job = smaJob(FROM, TO);
     const row = await runSweepJob(job);
