@@ -329,10 +329,10 @@ interface MarketMemo {
   coefShort: DecMemo;
   /** The 24h, 1h and 4h reference prices: each a new Decimal only when it moves (once a minute at most). */
   changePrices: readonly [DecMemo, DecMemo, DecMemo];
-  /** The `change` block, good while the history is unchanged and `now` inside [changeFrom, changeUntil). */
+  /** The `change` block, good while `now` is inside [changeFrom, changeUntil) and no entry it read was pruned. */
   change: Market['change'] | undefined;
-  changeLength: number;
-  changeFirst: number;
+  /** The oldest history time the block read (+∞ when it read none). */
+  changeOldest: number;
   changeFrom: number;
   changeUntil: number;
 }
@@ -351,8 +351,7 @@ function marketMemo(m: MarketRt): MarketMemo {
       coefShort: new DecMemo(),
       changePrices: [new DecMemo(), new DecMemo(), new DecMemo()],
       change: undefined,
-      changeLength: 0,
-      changeFirst: 0,
+      changeOldest: Number.POSITIVE_INFINITY,
       changeFrom: 0,
       changeUntil: 0,
     };
@@ -364,31 +363,36 @@ function marketMemo(m: MarketRt): MarketMemo {
 const CHANGE_AGES = [86_400_000, 3_600_000, 14_400_000] as const;
 
 /**
- * Prices 24h, 1h and 4h ago from the minute history. They move only when one of those times passes a
- * history entry or the history is pruned, so the block is kept with the span of `now` it holds for.
- * The last entry is rewritten with every price of its minute; a lookup that lands on it is not kept.
+ * Prices 24h, 1h and 4h ago from the minute history. A lookup of `now − age` lands on the last entry at
+ * or before it, and stays there while `now − age` is before the next entry: entries are only appended
+ * after the last one and pruned from the front, and only the last one is rewritten (with every price
+ * of its minute). So the block is kept while `now` is inside the span every lookup holds for, unless
+ * an entry it read was pruned; a lookup that lands on the last entry is not kept. It is worked out
+ * again about once a day instead of once a minute.
  */
 function changeOf(m: MarketRt, memo: MarketMemo, now: number): Market['change'] {
   const n = m.histAt.length;
-  const first = n > 0 ? m.histAt[0]! : 0;
-  if (memo.change !== undefined && memo.changeLength === n && memo.changeFirst === first && now >= memo.changeFrom && now < memo.changeUntil) {
+  if (memo.change !== undefined && now >= memo.changeFrom && now < memo.changeUntil && (n === 0 || m.histAt[0]! <= memo.changeOldest)) {
     return memo.change;
   }
   let from = Number.NEGATIVE_INFINITY;
   let until = Number.POSITIVE_INFINITY;
+  let oldest = Number.POSITIVE_INFINITY;
   const prices: bigint[] = [];
   for (const age of CHANGE_AGES) {
     const i = historyIndex(m, now - age);
     prices.push(i < 0 ? 0n : m.histPrice[i]!);
-    if (i >= 0) from = Math.max(from, m.histAt[i]! + age);
+    if (i >= 0) {
+      from = Math.max(from, m.histAt[i]! + age);
+      oldest = Math.min(oldest, m.histAt[i]!);
+    }
     if (i === n - 1 && i >= 0) until = Number.NEGATIVE_INFINITY;
     else until = Math.min(until, m.histAt[i + 1]! + age);
   }
   const [day, hour, four] = memo.changePrices;
   const change = Object.freeze({ initialPrice: day.of(prices[0]!), initialPrice1h: hour.of(prices[1]!), initialPrice4h: four.of(prices[2]!) });
   memo.change = change;
-  memo.changeLength = n;
-  memo.changeFirst = first;
+  memo.changeOldest = oldest;
   memo.changeFrom = from;
   memo.changeUntil = until;
   return change;

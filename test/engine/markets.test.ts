@@ -99,6 +99,44 @@ describe('Market record', () => {
       { numRuns: 60 },
     );
   });
+  it('change stays right across a history prune (over 4,000 minutes kept, then the front dropped)', () => {
+    const e = new Engine({ startMs: T0 });
+    const m = e.addMarket({ baseAsset: 'BTC', price: dec(100) });
+    e.addUser('u');
+    const reads = e.exchangeFor('u').now;
+    const at: number[] = [T0];
+    const price: number[] = [100];
+    // The last index at or before t, by bisection: the reference must not be the code under test.
+    const lookup = (t: number): string => {
+      let lo = 0;
+      let hi = at.length - 1;
+      let found = -1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (at[mid]! <= t) {
+          found = mid;
+          lo = mid + 1;
+        } else hi = mid - 1;
+      }
+      return found < 0 ? '0' : String(price[found]);
+    };
+    let checked = 0;
+    for (let k = 1; k <= 4_600; k++) {
+      // Two prices a minute, the second 40 s in: the 24 h lookup crosses history times between them.
+      for (const [offset, p] of [[0, 100 + (k % 97)], [40_000, 300 + (k % 89)]] as const) {
+        const t = T0 + k * MIN + offset;
+        e.setIndexPrice(m.id, dec(p), t);
+        if (offset === 0) {
+          at.push(t);
+          price.push(p);
+        } else price[price.length - 1] = p;
+        const got = reads.getMarket(m.id).change;
+        expect([got.initialPrice.toString(), got.initialPrice4h.toString(), got.initialPrice1h.toString()]).toEqual([lookup(t - DAY), lookup(t - 4 * HOUR), lookup(t - HOUR)]);
+        checked += 1;
+      }
+    }
+    expect(checked).toBe(9_200);
+  });
   it('bad market specs are refused with the config key', () => {
     const e = new Engine({ startMs: T0 });
     expect(() => e.addMarket({ baseAsset: 'X', preset: 'nope' })).toThrow(ConfigError);
