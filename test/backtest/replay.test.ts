@@ -9,6 +9,7 @@ const row = (time: number, open: string, high: string, low: string, close: strin
 
 describe('candle → ticks', () => {
   it('reads a plain price of up to 9 places straight to fp9, and nothing else', () => {
+    // Up to 21 digits: both sides of the 15-digit line where the digits stop fitting a double exactly.
     const plain = fc
       .tuple(fc.stringMatching(/^[0-9]{1,12}$/), fc.option(fc.stringMatching(/^[0-9]{1,9}$/)))
       .map(([i, f]) => (f === null ? i : `${i}.${f}`));
@@ -18,6 +19,9 @@ describe('candle → ticks', () => {
       }),
       { numRuns: 500 },
     );
+    for (const [text, fp9] of [['999999.999999999', 999999999999999n], ['9999999.99999999', 9999999999999990n], ['9007199.254740993', 9007199254740993n], ['0.000000001', 1n], ['000123', 123000000000n]] as const) {
+      expect(exactFp9(text)).toBe(fp9);
+    }
     for (const bad of ['', '.5', '5.', '1.0000000001', '1e3', '-1', '1.2.3', ' 1', '1,5']) expect(exactFp9(bad)).toBeUndefined();
   });
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
-import { comparePlain, parseDecimalText, parseEpochText, parseUtcDateText } from '../../src/feed/files/parse-text.js';
+import { plainFp9Price } from '../../src/feed/files/layouts.js';
+import { comparePlain, fp9Price, isPositive, parseDecimalText, parseEpochText, parseUtcDateText } from '../../src/feed/files/parse-text.js';
 
 describe('field parsers', () => {
   it('compares plain decimal strings exactly as Decimal does', () => {
@@ -33,5 +34,27 @@ describe('field parsers', () => {
     expect(parseUtcDateText('2019-02-30 01-AM')).toBeUndefined();
     expect(parseUtcDateText('2019-10-17 13-PM')).toBeUndefined();
     expect(parseUtcDateText('17/10/2019')).toBeUndefined();
+  });
+});
+
+describe('plainFp9Price: the one-pass test of a price column', () => {
+  it('holds exactly for the texts the general path keeps as they are, positive and in the fp9 range', () => {
+    const texts = fc.oneof(
+      fc.tuple(fc.stringMatching(/^[0-9]{1,11}$/), fc.option(fc.stringMatching(/^[0-9]{0,11}$/))).map(([i, f]) => (f === null ? i : `${i}.${f}`)),
+      fc.stringMatching(/^[0-9.+eE -]{0,14}$/),
+    );
+    fc.assert(
+      fc.property(texts, (text) => {
+        const plain = parseDecimalText(text);
+        const checked = plain !== undefined && isPositive(plain) ? fp9Price(plain) : undefined;
+        // Everything the general path keeps unchanged with at most 9 integer digits: the fast test says yes.
+        const kept = plain === text && checked !== undefined && 'price' in checked && checked.price === text && !checked.rounded;
+        const intDigits = text.includes('.') ? text.indexOf('.') : text.length;
+        expect(plainFp9Price(text)).toBe(kept && intDigits <= 9);
+      }),
+      { numRuns: 2000 },
+    );
+    for (const t of ['57000.01', '0.5', '1', '999999999.999999999', '0.000000001']) expect(plainFp9Price(t)).toBe(true);
+    for (const t of ['0', '0.0', '00.5', '1.', '.5', '1.0000000001', '1234567890', '-1', '1e3', ' 1']) expect(plainFp9Price(t)).toBe(false);
   });
 });
