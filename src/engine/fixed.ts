@@ -13,13 +13,16 @@ export const S2 = S * S;
 /** ⌊a / b⌋ for any signs (b ≠ 0). */
 export function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+  // Same signs: truncation is the floor. Otherwise a product tells exactness for less than a remainder.
+  if ((a < 0n) === (b < 0n)) return q;
+  return q * b === a ? q : q - 1n;
 }
 
 /** ⌈a / b⌉ for any signs (b ≠ 0). */
 export function ceilDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n && (a < 0n) === (b < 0n)) ? q + 1n : q;
+  if ((a < 0n) !== (b < 0n)) return q;
+  return q * b === a ? q : q + 1n;
 }
 
 export const mulFloor = (a: bigint, b: bigint): bigint => floorDiv(a * b, S);

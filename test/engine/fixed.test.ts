@@ -42,6 +42,16 @@ describe('fp9 integer helpers', () => {
       }),
       { numRuns: 3000 },
     );
+    // Exact quotients of every sign pairing: the branch that tells exactness by a product.
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }), fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }).filter((b) => b < -1n || b > 1n), (k, b) => {
+        expect(floorDiv(k * b, b)).toBe(k);
+        expect(ceilDiv(k * b, b)).toBe(k);
+        expect(floorDiv(k * b + 1n, b)).toBe(b > 0n ? k : k - 1n);
+        expect(ceilDiv(k * b + 1n, b)).toBe(b > 0n ? k + 1n : k);
+      }),
+      { numRuns: 1000 },
+    );
   });
   it('parseRaw reads preset strings exactly and names the key on bad input; rawHuman/rawToDec round-trip', () => {
     expect(parseRaw('0.00008', 'k')).toBe(80_000n);
