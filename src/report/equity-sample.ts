@@ -80,6 +80,21 @@ export class Fp9EquitySeries implements EquitySeries {
     return i >= 0 && i < this.length ? new Fp9EquitySample(this.#time.get(i), this.#raw.get(i)) : undefined;
   }
 
+  /** The time of sample `index` (0 ≤ index < length; not checked). */
+  timeAt(index: number): number {
+    return this.#time.get(index);
+  }
+
+  /** The fp9 equity of sample `index` (0 ≤ index < length; not checked). */
+  rawAt(index: number): bigint {
+    return this.#raw.get(index);
+  }
+
+  /** Each sample's time and fp9 integer, oldest first, read off the columns: no sample is built. */
+  forEachRaw(fn: (time: number, raw: bigint) => void): void {
+    for (let i = 0; i < this.length; i++) fn(this.#time.get(i), this.#raw.get(i));
+  }
+
   *[Symbol.iterator](): Iterator<Fp9EquitySample> {
     for (let i = 0; i < this.length; i++) yield new Fp9EquitySample(this.#time.get(i), this.#raw.get(i));
   }
@@ -88,4 +103,13 @@ export class Fp9EquitySeries implements EquitySeries {
   toJSON(): Array<{ time: number; equity: Decimal }> {
     return Array.from(this, (s) => s.toJSON());
   }
+}
+
+/**
+ * Each sample's time and fp9 integer, oldest first. The report scans the whole series several times
+ * (a sample a minute of the run); on the columns a backtest keeps, a scan builds no sample object.
+ */
+export function forEachEquityRaw(series: EquitySeries, fn: (time: number, raw: bigint) => void): void {
+  if (series instanceof Fp9EquitySeries) series.forEachRaw(fn);
+  else for (const s of series) fn(s.time, equityRaw(s));
 }

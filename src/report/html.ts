@@ -14,7 +14,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Decimal } from 'decimal.js';
 import type { ChallengeOutcome } from './challenge.js';
-import { equityNumber } from './equity-sample.js';
+import { forEachEquityRaw } from './equity-sample.js';
+import { fp9Text } from '../core/fp9.js';
 import { downsampleCandles, MinMaxLine, StepLine, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
 import { reportFigures, type ReportFigures } from './figures.js';
 import { eachFloorFromEquity, tradeNet, type ReportMetrics } from './metrics.js';
@@ -187,13 +188,13 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
   const drawdown = new MinMaxLine(n, o.maxPoints);
   // the drawdown hangs below zero so its bottom is the trough
   let peak = num(result.initialBalance);
-  for (const s of result.equity) {
-    const e = equityNumber(s);
-    equity.add(s.time, e);
+  forEachEquityRaw(result.equity, (time, raw) => {
+    const e = Number(fp9Text(raw));
+    equity.add(time, e);
     // plotted only (pixels): the drawdown figures of the report come from the Decimal path
     if (e > peak) peak = e;
-    drawdown.add(s.time, peak > 0 ? -((peak - e) / peak) * 100 : 0);
-  }
+    drawdown.add(time, peak > 0 ? -((peak - e) / peak) * 100 : 0);
+  });
   const floors = floorLinesAtSamples(result, o.maxPoints);
   const c = result.challenge;
   const consistencyLimit =
@@ -247,11 +248,11 @@ function floorLinesAtSamples(result: BacktestResult, maxPoints: number): { daily
     return lines;
   }
   let j = -1;
-  for (const s of result.equity) {
-    while (j + 1 < given.length && given[j + 1]!.time <= s.time) j += 1;
+  forEachEquityRaw(result.equity, (time) => {
+    while (j + 1 < given.length && given[j + 1]!.time <= time) j += 1;
     const f = j >= 0 ? given[j] : undefined;
-    put(s.time, f?.daily, f?.total, f?.trailing);
-  }
+    put(time, f?.daily, f?.total, f?.trailing);
+  });
   return lines;
 }
 

@@ -12,7 +12,7 @@
 import type { Decimal } from 'decimal.js';
 import { Dec, ZERO } from '../core/decimal.js';
 import { fp9Decimal, toFp9Raw } from '../core/fp9.js';
-import { equityRaw } from './equity-sample.js';
+import { forEachEquityRaw } from './equity-sample.js';
 import type { BacktestResult, DailyPnl, EquitySample, EquitySeries, FillRecord, FloorPoint, TradeRecord } from './types.js';
 
 export const DAYS_PER_YEAR = 365;
@@ -33,20 +33,20 @@ export function dailyPnlFromEquity(initialBalance: Decimal, equity: EquitySeries
   let start = initialBalance;
   let day: number | undefined;
   // The day's last sample: its Decimal is built once a day, not once a sample.
-  let last: EquitySample | undefined;
+  let last: bigint | undefined;
   const close = (d: number): void => {
-    const end = last === undefined ? start : last.equity;
+    const end = last === undefined ? start : fp9Decimal(last);
     out.push({ day: utcDay(d * DAY_MS), startEquity: start, endEquity: end, pnl: end.minus(start) });
     start = end;
   };
-  for (const s of equity) {
-    const d = Math.floor(s.time / DAY_MS);
+  forEachEquityRaw(equity, (time, raw) => {
+    const d = Math.floor(time / DAY_MS);
     if (d !== day) {
       if (day !== undefined) close(day);
       day = d;
     }
-    last = s;
-  }
+    last = raw;
+  });
   if (day !== undefined) close(day);
   return out;
 }
@@ -60,28 +60,35 @@ export interface Drawdown {
 }
 
 export function maxDrawdown(initialBalance: Decimal, equity: EquitySeries): Drawdown {
-  // Compared as fp9 integers, exactly as the Decimals compare; Decimals only at a new low.
+  // Compared as fp9 integers, exactly as the Decimals compare; Decimals only at a new deepest low.
   let peakRaw = toFp9Raw(initialBalance, 'exact', 'initialBalance');
   let peakAt: number | null = null;
   // under one peak the deepest point is the lowest equity: divide only at new lows
   let trough: bigint | null = null;
   let best: Drawdown = { pct: ZERO, amount: ZERO, peakAt: null, troughAt: null };
-  for (const s of equity) {
-    const e = equityRaw(s);
+  // The best's exact ratio, amount over peak. Rounding is monotone, so a drawdown whose exact ratio
+  // is not above it cannot round above the best's percentage: its Decimals are not worth building.
+  let bestAmount = 0n;
+  let bestPeak = 1n;
+  forEachEquityRaw(equity, (time, e) => {
     if (e > peakRaw) {
       peakRaw = e;
-      peakAt = s.time;
+      peakAt = time;
       trough = null;
-      continue;
+      return;
     }
-    if (trough !== null && e >= trough) continue;
+    if (trough !== null && e >= trough) return;
     trough = e;
-    if (peakRaw <= 0n) continue;
+    if (peakRaw <= 0n || (peakRaw - e) * bestPeak <= bestAmount * peakRaw) return;
     const peak = fp9Decimal(peakRaw);
     const amount = peak.minus(fp9Decimal(e));
     const pct = amount.div(peak).times(100);
-    if (pct.gt(best.pct)) best = { pct, amount, peakAt, troughAt: s.time };
-  }
+    if (pct.gt(best.pct)) {
+      best = { pct, amount, peakAt, troughAt: time };
+      bestAmount = peakRaw - e;
+      bestPeak = peakRaw;
+    }
+  });
   return best;
 }
 
@@ -288,25 +295,24 @@ export function eachFloorFromEquity(
   const trailing = frac(c.maxTrailingDrawdownPct);
   const initial = result.initialBalance;
   const totalFloor = total === null ? null : initial.times(total);
-  let last: EquitySample | undefined;
+  let last: bigint | undefined;
   let currentDay = result.equity.length > 0 ? dayStart(result.equity.at(0)!.time) : 0;
   // The highest equity as an fp9 integer; a floor's Decimals only when it moves.
   let maxRaw = toFp9Raw(initial, 'exact', 'initialBalance');
   let dailyFloor = daily === null ? null : initial.times(daily);
   let trailingFloor = trailing === null ? null : initial.times(trailing);
-  for (const s of result.equity) {
-    const d = dayStart(s.time);
+  forEachEquityRaw(result.equity, (time, raw) => {
+    const d = dayStart(time);
     if (d !== currentDay) {
       currentDay = d;
-      const dayStartEquity = last === undefined ? initial : last.equity;
+      const dayStartEquity = last === undefined ? initial : fp9Decimal(last);
       dailyFloor = daily === null ? null : dayStartEquity.times(daily);
     }
-    const raw = equityRaw(s);
     if (raw > maxRaw) {
       maxRaw = raw;
-      trailingFloor = trailing === null ? null : s.equity.times(trailing);
+      trailingFloor = trailing === null ? null : fp9Decimal(raw).times(trailing);
     }
-    last = s;
-    sample(s.time, dailyFloor, totalFloor, trailingFloor);
-  }
+    last = raw;
+    sample(time, dailyFloor, totalFloor, trailingFloor);
+  });
 }

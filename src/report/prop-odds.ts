@@ -22,7 +22,7 @@
 import type { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
 import { fp9Decimal, toFp9Raw } from '../core/fp9.js';
-import { equityRaw } from './equity-sample.js';
+import { forEachEquityRaw } from './equity-sample.js';
 import type { BacktestResult } from './types.js';
 
 const DAY_MS = 86_400_000;
@@ -56,19 +56,18 @@ interface Day {
 function dailyRanges(result: BacktestResult): Day[] {
   const days: { day: number; start: bigint; low: bigint; high: bigint; close: bigint }[] = [];
   let previousClose = toFp9Raw(result.initialBalance, 'exact', 'initialBalance');
-  for (const s of result.equity) {
-    const d = Math.floor(s.time / DAY_MS);
+  forEachEquityRaw(result.equity, (time, e) => {
+    const d = Math.floor(time / DAY_MS);
     let last = days[days.length - 1];
     if (!last || last.day !== d) {
       if (last) previousClose = last.close;
       last = { day: d, start: previousClose, low: previousClose, high: previousClose, close: previousClose };
       days.push(last);
     }
-    const e = equityRaw(s);
     if (e < last.low) last.low = e;
     if (e > last.high) last.high = e;
     last.close = e;
-  }
+  });
   return days.map((d) => ({ day: d.day, start: fp9Decimal(d.start), low: fp9Decimal(d.low), high: fp9Decimal(d.high), close: fp9Decimal(d.close) }));
 }
 

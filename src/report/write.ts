@@ -1,7 +1,8 @@
 import { open, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDirectory } from '../core/directories.js';
-import { equityText } from './equity-sample.js';
+import { fp9Text } from '../core/fp9.js';
+import { equityText, Fp9EquitySeries } from './equity-sample.js';
 import { assembleReport, type ReportJson } from './report-json.js';
 import { reportFigures } from './figures.js';
 import { renderReportHtml, type HtmlReportOptions } from './html.js';
@@ -53,11 +54,14 @@ async function writeReportJson(file: string, report: object, equity: EquitySerie
     else {
       // The layout JSON.stringify(…, null, 2) gives an array of { time, equity } two levels deep.
       await handle.write('[\n');
+      const columns = equity instanceof Fp9EquitySeries ? equity : undefined;
       for (let i = 0; i < equity.length; i += CHUNK) {
         const parts: string[] = [];
         for (let j = i; j < Math.min(i + CHUNK, equity.length); j++) {
-          const s = equity.at(j)!;
-          parts.push(`    {\n      "time": ${JSON.stringify(s.time)},\n      "equity": ${JSON.stringify(equityText(s))}\n    }`);
+          // The columns' own reads where the series has them: no sample object a minute of the run.
+          const time = columns ? columns.timeAt(j) : equity.at(j)!.time;
+          const text = columns ? fp9Text(columns.rawAt(j)) : equityText(equity.at(j)!);
+          parts.push(`    {\n      "time": ${JSON.stringify(time)},\n      "equity": ${JSON.stringify(text)}\n    }`);
         }
         await handle.write(parts.join(',\n') + (i + CHUNK < equity.length ? ',\n' : '\n'));
       }
