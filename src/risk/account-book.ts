@@ -62,11 +62,26 @@ interface BaseFigures {
   readonly consistency: ConsistencyFigures;
 }
 
-/** Latest market snapshots of every asset, shared by all accounts. */
+/** One market snapshot as the guard keeps it: its price and time at once, the rest of its figures when first read. */
+interface MarketEntry {
+  readonly market: Market;
+  readonly asset: string;
+  readonly takenAt: number;
+  readonly stale: boolean;
+  /** Index price, fp9 (as `MarketFigures.price`). */
+  readonly price: bigint;
+  figures: MarketFigures | undefined;
+}
+
+/**
+ * Latest market snapshots of every asset, shared by all accounts. A backtest brings one with every
+ * price, and while the quiet path holds (see quiet.ts) only its price is read: the other figures
+ * are worked out when something asks for them, from the same snapshot, so they are what they were.
+ */
 export class MarketBook {
-  readonly #byAsset = new Map<string, MarketFigures>();
+  readonly #byAsset = new Map<string, MarketEntry>();
   /** The snapshot each asset had before its latest one (the price a risk read may have been made at). */
-  readonly #previous = new Map<string, MarketFigures>();
+  readonly #previous = new Map<string, MarketEntry>();
   readonly #assetById = new Map<string, string>();
   readonly #spreadMultiplier: bigint;
   /** Version of the last update of each asset and each market id, to tell which books it moves. */
@@ -79,24 +94,34 @@ export class MarketBook {
     this.#spreadMultiplier = spreadMultiplier;
   }
 
-  update(market: Market, asset: string, takenAt: number, stale: boolean): MarketFigures {
-    const figures = marketFigures(market, asset, takenAt, stale, this.#spreadMultiplier);
+  update(market: Market, asset: string, takenAt: number, stale: boolean): void {
+    const entry: MarketEntry = { market, asset, takenAt, stale, price: toRaw(market.state.indexPrice), figures: undefined };
     const before = this.#byAsset.get(asset);
     if (before !== undefined) this.#previous.set(asset, before);
-    this.#byAsset.set(asset, figures);
-    this.#assetById.set(market.id, asset);
+    this.#byAsset.set(asset, entry);
+    if (this.#assetById.get(market.id) !== asset) this.#assetById.set(market.id, asset);
     this.version += 1;
     this.#versionByAsset.set(asset, this.version);
     this.#versionById.set(market.id, this.version);
-    return figures;
   }
 
   get(asset: string): MarketFigures | undefined {
+    const entry = this.#byAsset.get(asset);
+    return entry === undefined ? undefined : this.#figures(entry);
+  }
+
+  /** The latest snapshot of `asset`: its index price (fp9), when it was taken, and its settings object. */
+  latest(asset: string): Pick<MarketEntry, 'price' | 'takenAt' | 'market'> | undefined {
     return this.#byAsset.get(asset);
   }
 
-  previous(asset: string): MarketFigures | undefined {
+  /** The snapshot of `asset` before the latest one. */
+  before(asset: string): Pick<MarketEntry, 'price' | 'takenAt'> | undefined {
     return this.#previous.get(asset);
+  }
+
+  #figures(entry: MarketEntry): MarketFigures {
+    return (entry.figures ??= marketFigures(entry.market, entry.asset, entry.takenAt, entry.stale, this.#spreadMultiplier));
   }
 
   assetOf(marketId: string): string | undefined {
@@ -464,7 +489,7 @@ export class AccountBook {
     if (!this.#settled()) return this.#riskEquity();
     // A risk read that moved only its own equity changes neither the balance nor the prices.
     if (this.#memoVersion === markets.version && this.#memoRevision === this.#revision && this.#memoBalance === base.balance) return this.#memoEquity;
-    const marked = this.#marked((asset) => markets.get(asset)?.price);
+    const marked = this.#marked((asset) => markets.latest(asset)?.price);
     if (marked === undefined) return this.#riskEquity();
     const equity = base.balance + marked;
     this.#memoVersion = markets.version;
@@ -483,6 +508,20 @@ export class AccountBook {
     if (this.#positionsRead.size === 0) return false;
     for (const read of this.#positionsRead.values()) if (!after(read, this.#balanceChange)) return false;
     return after(this.#riskRead, this.#positionsChange);
+  }
+
+  /**
+   * The one market the book holds and what its equity is made of, while the balance and the positions
+   * describe the same account (see `#equity`): equity = balance + holdingPnl(netSize, netNotional, price).
+   * Undefined with no risk read, an unsettled book, or holdings in more than one market.
+   */
+  soleHolding(config: RiskGuardConfig): { readonly asset: string; readonly netSize: bigint; readonly netNotional: bigint; readonly balance: bigint } | undefined {
+    const base = this.#currentBase(config);
+    if (!base.hasRisk || !this.#settled()) return undefined;
+    const holdings = (this.#holdings ??= this.#netHoldings());
+    if (holdings.length !== 1) return undefined;
+    const h = holdings[0]!;
+    return { asset: h.asset, netSize: h.netSize, netNotional: h.netNotional, balance: base.balance };
   }
 
   /** Σ of each market's holding marked at `priceOf(asset)`; undefined when a held market has no price. */
@@ -532,19 +571,25 @@ export class AccountBook {
     // no balance, as at zero cost): compare only once every market's positions were read after it.
     for (const read of this.#positionsRead.values()) if (!after(read, this.#riskRead)) return 'wait';
     for (const asset of this.#positionsRaw.keys()) {
-      const m = markets.get(asset);
+      const m = markets.latest(asset);
       if (m === undefined || m.takenAt < this.#riskRead.takenAt) return 'wait';
     }
     this.#unreconciled = false;
     const riskAt = this.#riskRead.takenAt;
-    const before = (asset: string): bigint | undefined => {
-      const now = markets.get(asset)!;
-      const prev = markets.previous(asset);
-      return now.takenAt > riskAt && prev !== undefined && prev.takenAt <= riskAt ? prev.price : now.price;
+    // The risk read and the latest market reads were mostly taken at the same time: one mark then.
+    let split = false;
+    const at = (asset: string): bigint => {
+      const now = markets.latest(asset)!;
+      const prev = markets.before(asset);
+      if (now.takenAt > riskAt && prev !== undefined && prev.takenAt <= riskAt) {
+        split = true;
+        return prev.price;
+      }
+      return now.price;
     };
     const balance = toRaw(this.risk.currentBalance, 'floor');
-    const a = balance + this.#marked(before)!;
-    const b = balance + this.#marked((asset) => markets.get(asset)!.price)!;
+    const a = balance + this.#marked(at)!;
+    const b = split ? balance + this.#marked((asset) => markets.latest(asset)!.price)! : a;
     const low = a < b ? a : b;
     const high = a < b ? b : a;
     const platform = toRaw(this.risk.currentEquity, 'floor');

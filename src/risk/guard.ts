@@ -150,6 +150,7 @@ export class RiskGuard {
   readonly #markets: MarketBook;
   readonly #quietPath: boolean;
   #evaluations = 0;
+  #banded = 0;
   readonly #books = new Map<string, GuardBook>();
   readonly #defaultStrategy: StrategyRiskConfig = { allowScalping: false };
   readonly #decisions = new Subject<Decision>();
@@ -202,6 +203,20 @@ export class RiskGuard {
   /** Full evaluations of an account's state so far (the quiet path skips most while nothing can trip). */
   get evaluations(): number {
     return this.#evaluations;
+  }
+
+  /**
+   * The prices of a one-market book's market between which, as things stand, no rule can trip (see
+   * quiet.ts); undefined when the account has no such band now.
+   */
+  quietBand(accountId: string): { readonly asset: string; readonly low: Decimal; readonly high: Decimal } | undefined {
+    const band = this.#books.get(accountId)?.quiet?.band;
+    return band ? { asset: band.asset, low: fromRaw(band.lo), high: fromRaw(band.hi) } : undefined;
+  }
+
+  /** Updates the quiet path passed on the price alone, inside a one-market book's quiet band (see quiet.ts). */
+  get bandPasses(): number {
+    return this.#banded;
   }
 
   /** Names of the rules that run, in order. */
@@ -530,7 +545,9 @@ export class RiskGuard {
   /** Full evaluation after a change: latches, kill switch, and the resulting state. */
   #evaluate(book: GuardBook, now: number): void {
     if (book.quiet !== undefined) {
-      if (stillQuiet(book.quiet, book, now, this.#markets, this.#config, this.#numbers)) return;
+      const answer = stillQuiet(book.quiet, book, now, this.#markets, this.#config, this.#numbers);
+      if (answer === 'band') this.#banded += 1;
+      if (answer !== false) return;
       book.quiet = undefined;
     }
     this.#evaluations += 1;

@@ -9,11 +9,18 @@
  * evaluation would end exactly where the last one did, and is skipped; when one might, it runs. A
  * change of anything but the prices (positions, orders, the base figures of the risk read, the
  * Account record, the guard's own latches and states, a latch running out) makes it run too.
+ *
+ * A book that holds one market has a cheaper test still: its equity is the balance plus one holding
+ * marked at that market's price, so each trip test above is a condition on that price alone. The
+ * first quiet update works out the band of prices where none of them can hold (`quietBand`); while
+ * the price stays inside it, an update costs two comparisons. This is the guard working from the
+ * price at which a rule would trip, as ENGINE-MODEL's rules are written in equity.
  */
 import type { RiskGuardConfig } from './config.js';
+import type { Market } from '../api/types.js';
 import type { AccountFigures, ConsistencyFigures, RuleNumbers } from './context.js';
 import { driftRest, driftSlack, driftSlope, type PriceDrift } from './exposure.js';
-import { UNIT } from './fixed.js';
+import { ceilDiv, floorDiv, UNIT } from './fixed.js';
 import type { AccountBook, MarketBook } from './account-book.js';
 import { consistencyReached, killDistance } from './rules/drawdown.js';
 import type { GuardState } from './types.js';
@@ -48,7 +55,24 @@ export interface QuietMark {
    * exposure test is then equity × 10^9 − Σ slope × move ≥ exposureK. Undefined until first needed.
    */
   exposureK: bigint | undefined;
+  /** The quiet prices of a book holding one market; null when it has none, undefined until first asked. */
+  band: QuietBand | null | undefined;
 }
+
+/**
+ * Prices of one market (fp9, both ends in) at which no trip test of `quiet` can hold, for as long as
+ * nothing but that market's price moves and its cost ceiling stands.
+ */
+export interface QuietBand {
+  readonly asset: string;
+  readonly settings: Market['settings'];
+  readonly costCeiling: bigint;
+  readonly lo: bigint;
+  readonly hi: bigint;
+}
+
+/** How `stillQuiet` found an update: not quiet, quiet inside the band, or quiet by the equity tests. */
+export type QuietAnswer = false | 'band' | 'tests';
 
 /** The mark of a full evaluation of `book` that ended without a trip; undefined when its book cannot be bounded. */
 export function quietMark(book: AccountBook, figures: AccountFigures, drift: readonly PriceDrift[] | null, numbers: RuleNumbers): QuietMark | undefined {
@@ -82,6 +106,7 @@ export function quietMark(book: AccountBook, figures: AccountFigures, drift: rea
     slopes: drift.map(driftSlope),
     ceilings: drift.map(() => -1n),
     exposureK: undefined,
+    band: undefined,
   };
 }
 
@@ -96,7 +121,7 @@ export function stillQuiet(
   markets: MarketBook,
   config: RiskGuardConfig,
   numbers: RuleNumbers,
-): boolean {
+): QuietAnswer {
   if (
     mark.revision !== book.revision ||
     mark.account !== book.account ||
@@ -109,13 +134,108 @@ export function stillQuiet(
     return false;
   }
   if ((book.haltedUntil !== 0 && now >= book.haltedUntil) || (book.reducingUntil !== 0 && now >= book.reducingUntil)) return false;
-  if (!mark.hasRisk) return true;
+  if (!mark.hasRisk) return 'tests';
+  if (mark.band === undefined) mark.band = quietBand(mark, book, markets, config, numbers) ?? null;
+  const band = mark.band;
+  if (band !== null) {
+    const m = markets.latest(band.asset);
+    // The same settings object (the engine's, and the wire decoder's, while they stand) has the same
+    // cost ceiling; another one is asked for its own.
+    if (m !== undefined && m.price >= band.lo && m.price <= band.hi && (m.market.settings === band.settings || markets.get(band.asset)!.costCeiling === band.costCeiling)) return 'band';
+  }
   const equity = book.equityNow(markets, config);
-  if (mark.quietVersion === markets.version && mark.quietEquity === equity) return true;
+  if (mark.quietVersion === markets.version && mark.quietEquity === equity) return 'tests';
   if (!quiet(mark, book, equity, markets, config, numbers)) return false;
   mark.quietVersion = markets.version;
   mark.quietEquity = equity;
-  return true;
+  return 'tests';
+}
+
+/**
+ * The band of `QuietBand` for a book that holds one market, from the same figures `quiet` tests:
+ * equity(p) = c + ⌊size × p / 10^9⌋ with c = balance − net notional, so
+ * - the consistency rule cannot trip while equity ≤ its reach (`consistencyReach`);
+ * - the kill switch's floors cannot while equity > the kill line;
+ * - the exposure test `equity × 10^9 − slope × |p − p₀| ≥ K` holds where its lower bound
+ *   c × 10^9 + size × p − (10^9 − 1) − slope × |p − p₀| does, a line on each side of p₀
+ *   (slope = 10 × Σ size > |net size|: it falls above p₀ and rises below).
+ * Each is solved for p exactly in integers (the first two without slack: ⌊x / 10^9⌋ ≥ q ⟺ x ≥ q × 10^9).
+ * Undefined when the book holds more than one market, its bound has more than one market, the cost
+ * ceiling is outside [0, 1], or the band misses the price it was worked out at.
+ */
+export function quietBand(mark: QuietMark, book: AccountBook, markets: MarketBook, config: RiskGuardConfig, numbers: RuleNumbers): QuietBand | undefined {
+  const holding = book.soleHolding(config);
+  if (holding === undefined || mark.drift.length > 1) return undefined;
+  const latest = markets.latest(holding.asset);
+  const figures = markets.get(holding.asset);
+  if (latest === undefined || figures === undefined) return undefined;
+  const n = holding.netSize;
+  const c = holding.balance - holding.netNotional;
+  let lo = 0n;
+  let hi = PRICE_MAX;
+  const within = (range: readonly [bigint, bigint]): void => {
+    if (range[0] > lo) lo = range[0];
+    if (range[1] < hi) hi = range[1];
+  };
+  if (config.consistency.enabled && book.reducingUntil === 0 && mark.consistency.applies) {
+    const reach = consistencyReach(mark.consistency, mark.dayStartEquity, numbers.consistencyBuffer);
+    if (reach === undefined) return undefined;
+    if (reach !== null) within(equityAtMost(n, c, reach));
+  }
+  if (config.killSwitch.enabled && book.haltedUntil === 0 && book.manual?.state !== 'HALTED') {
+    if (mark.killLine !== null) within(equityAtLeast(n, c, mark.killLine + 1n));
+    if (config.killSwitch.onExposureBreach && mark.exposureLine !== null) {
+      const d = mark.drift[0];
+      if (d === undefined || d.asset !== holding.asset || figures.costCeiling < 0n || figures.costCeiling > UNIT) return undefined;
+      const slope = mark.slopes[0]!;
+      if (n + slope <= 0n || n - slope >= 0n) return undefined;
+      const k = (mark.openWorst + mark.exposureLine) * UNIT + driftRest(d, figures.costCeiling);
+      const r = k - c * UNIT + UNIT - 1n;
+      const below = ceilDiv(r + slope * d.price, n + slope);
+      const above = floorDiv(r - slope * d.price, n - slope);
+      if (below > d.price || above < d.price) return undefined;
+      within([below, above]);
+    }
+  }
+  if (lo > hi || latest.price < lo || latest.price > hi) return undefined;
+  return { asset: holding.asset, settings: latest.market.settings, costCeiling: figures.costCeiling, lo, hi };
+}
+
+/** Above any fp9 price a market can have (they fit a signed 64-bit integer). */
+const PRICE_MAX = (1n << 63n) - 1n;
+
+/**
+ * The highest equity at which `consistencyReached` finds nothing (null: none is too high), or
+ * undefined when its threshold is 100% or more (then a higher equity can stop a trip: no band).
+ * It trips when gain = e − day start > 0, gain ≥ the period's best day (if any), profit = e − period
+ * start > 0 and gain × 10^9 > threshold × profit, i.e. e × (10^9 − threshold) > day start × 10^9 −
+ * threshold × period start: every one a lower bound on e, so it trips exactly above the largest.
+ */
+function consistencyReach(c: ConsistencyFigures, dayStart: bigint, buffer: bigint): bigint | null | undefined {
+  if (c.periodStartEquity === null) return null;
+  const threshold = c.limit - buffer;
+  if (threshold >= UNIT) return undefined;
+  let reach = dayStart;
+  if (c.maxPeriodDailyEquityDelta !== null && dayStart + c.maxPeriodDailyEquityDelta - 1n > reach) reach = dayStart + c.maxPeriodDailyEquityDelta - 1n;
+  if (c.periodStartEquity > reach) reach = c.periodStartEquity;
+  const ratio = floorDiv(dayStart * UNIT - threshold * c.periodStartEquity, UNIT - threshold);
+  return ratio > reach ? ratio : reach;
+}
+
+/** Prices p with c + ⌊n × p / 10^9⌋ ≥ least. */
+function equityAtLeast(n: bigint, c: bigint, least: bigint): readonly [bigint, bigint] {
+  const r = (least - c) * UNIT;
+  if (n > 0n) return [ceilDiv(r, n), PRICE_MAX];
+  if (n < 0n) return [0n, floorDiv(r, n)];
+  return r <= 0n ? [0n, PRICE_MAX] : [1n, 0n];
+}
+
+/** Prices p with c + ⌊n × p / 10^9⌋ ≤ most. */
+function equityAtMost(n: bigint, c: bigint, most: bigint): readonly [bigint, bigint] {
+  const r = (most - c + 1n) * UNIT - 1n;
+  if (n > 0n) return [0n, floorDiv(r, n)];
+  if (n < 0n) return [ceilDiv(r, n), PRICE_MAX];
+  return r >= 0n ? [0n, PRICE_MAX] : [1n, 0n];
 }
 
 /** The trip tests of `stillQuiet` at `equity`. */

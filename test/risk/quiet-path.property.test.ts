@@ -8,6 +8,7 @@
  * stays clear of the floors cost no full evaluation.
  */
 import fc from 'fast-check';
+import type { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import type { Direction, Order, Position } from '../../src/api/types.js';
 import { VirtualClock } from '../../src/core/clock.js';
@@ -114,7 +115,13 @@ interface Trace {
 }
 
 /** Both guards through one scenario; what each emitted, in order. */
-function replay(b: Book, w: Walk, r: { share: string; onExposureBreach: boolean; consistency: boolean; adverse: string }): { quiet: Trace; full: Trace } {
+function replay(
+  b: Book,
+  w: Walk,
+  r: { share: string; onExposureBreach: boolean; consistency: boolean; adverse: string },
+  /** After the walk, one more step at the price this gives (from the quiet guard), if any. */
+  last?: (quiet: RiskGuard) => Decimal | undefined,
+): { quiet: Trace; full: Trace } {
   const config = {
     killSwitch: { enabled: true, share: r.share, onExposureBreach: r.onExposureBreach },
     consistency: { enabled: r.consistency },
@@ -136,9 +143,9 @@ function replay(b: Book, w: Walk, r: { share: string; onExposureBreach: boolean;
     f(traces.full.guard);
   };
   const { positions, orders } = positionsOf(b);
-  const m = (price: number) =>
+  const m = (price: number | Decimal) =>
     market({
-      state: { indexPrice: D(price.toFixed(2)), vpiSpread: D(b.vpiSpread), vpiCoefficientLong: D(b.coefficient), vpiCoefficientShort: D(b.coefficient) },
+      state: { indexPrice: typeof price === 'number' ? D(price.toFixed(2)) : price, vpiSpread: D(b.vpiSpread), vpiCoefficientLong: D(b.coefficient), vpiCoefficientShort: D(b.coefficient) },
       settings: { fee: D(b.fee), ...(b.caps ? { spreadLimit: D(b.caps.spreadLimit), maxPriceImpact: D(b.caps.maxImpact) } : {}) },
     });
   let price = 50_000;
@@ -169,6 +176,14 @@ function replay(b: Book, w: Walk, r: { share: string; onExposureBreach: boolean;
       g.observeMarket(marketSnap(m(price), clock.now()));
     });
   });
+  const edge = last?.(traces.quiet.guard);
+  if (edge !== undefined) {
+    clock.set(clock.now() + 60_000);
+    both((g) => {
+      g.observeRisk(riskSnap(risk(), clock.now()));
+      g.observeMarket(marketSnap(m(edge), clock.now()));
+    });
+  }
   return traces;
 }
 
@@ -177,6 +192,7 @@ describe('the guard on quiet prices', () => {
     const trips = { kill_switch_floor: 0, kill_switch_exposure: 0 };
     let quietEvaluations = 0;
     let fullEvaluations = 0;
+    let bandPasses = 0;
     fc.assert(
       fc.property(book, walk, rules, (b, w, r) => {
         const { quiet, full } = replay(b, w, r);
@@ -190,6 +206,8 @@ describe('the guard on quiet prices', () => {
         for (const code of Object.keys(trips) as (keyof typeof trips)[]) if (full.events.some((e) => e.startsWith(`action `) && e.includes(` ${code} `))) trips[code] += 1;
         quietEvaluations += quiet.guard.evaluations;
         fullEvaluations += full.guard.evaluations;
+        bandPasses += quiet.guard.bandPasses;
+        expect(full.guard.bandPasses).toBe(0);
       }),
       { numRuns: 200, seed: 20261124 },
     );
@@ -198,6 +216,33 @@ describe('the guard on quiet prices', () => {
     expect(trips.kill_switch_floor).toBeGreaterThan(20);
     expect(trips.kill_switch_exposure).toBeGreaterThan(20);
     expect(quietEvaluations).toBeLessThan(fullEvaluations / 2);
+    // Every book here holds one market: most quiet updates must have been passed on the price alone.
+    expect(bandPasses).toBeGreaterThan(fullEvaluations / 4);
+  });
+
+  it('decides like the full evaluation at both ends of a quiet band, to the fp9 unit', () => {
+    // The band's consistency and floor ends are the exact equities where those rules start to trip:
+    // one unit too wide and the full guard trips there while the quiet one passes.
+    const ends = { low: 0, high: 0 };
+    const oneMarket = book.filter((b) => b.positions.every((p) => p.direction === b.positions[0]!.direction));
+    const calm: fc.Arbitrary<Walk> = fc.array(fc.integer({ min: -20, max: 20 }), { minLength: 3, maxLength: 30 }).map((moves) => ({ moves, maxEquityEvery: 1_000 }));
+    fc.assert(
+      fc.property(oneMarket, calm, rules, fc.constantFrom<'low' | 'high'>('low', 'high'), (b, w, r, end) => {
+        let reached = false;
+        const { quiet, full } = replay(b, w, r, (g) => {
+          const band = g.quietBand(ACCOUNT);
+          if (band === undefined || band[end].gt(1e9)) return undefined;
+          reached = true;
+          return band[end];
+        });
+        if (reached) ends[end] += 1;
+        expect(quiet.events).toEqual(full.events);
+        expect(quiet.guard.state(ACCOUNT)).toBe(full.guard.state(ACCOUNT));
+      }),
+      { numRuns: 300, seed: 20261124 },
+    );
+    expect(ends.low).toBeGreaterThan(30);
+    expect(ends.high).toBeGreaterThan(30);
   });
 
   it('trips on exposure at the same price for a hedged book, whose equity does not move with the price', () => {
@@ -232,5 +277,6 @@ describe('the guard on quiet prices', () => {
     // Two updates a step (risk, market): the full guard evaluates both, the quiet one only when the highest equity moves.
     expect(full.guard.evaluations).toBeGreaterThanOrEqual(600);
     expect(quiet.guard.evaluations).toBeLessThan(60);
+    expect(quiet.guard.bandPasses).toBeGreaterThan(400);
   });
 });
