@@ -278,10 +278,9 @@ function partsOf(m: MarketRt): MarketParts {
   return p;
 }
 
-function settingsOf(m: MarketRt, byAccount: Record<string, bigint> | undefined): MarketSettings {
+function settingsOf(m: MarketRt, parts: MarketParts, byAccount: Record<string, bigint> | undefined): MarketSettings {
   const isPaused = m.isPaused || m.inPause;
   const flags = +m.isCloseOnly | (+m.isClosed << 1) | (+isPaused << 2) | (+m.isZeroSpread << 3);
-  const parts = partsOf(m);
   const last = parts.last;
   if (last !== undefined && last.flags === flags && last.byAccount === byAccount) return last.settings;
   const settings = settingsByKey(m, parts, isPaused, byAccount);
@@ -320,6 +319,8 @@ function settingsByKey(m: MarketRt, parts: MarketParts, isPaused: boolean, byAcc
 
 /** A market's state fields, each kept while its value stands (see RiskMemo), and its 24h/4h/1h reference prices by minute. */
 interface MarketMemo {
+  /** The view's fixed parts (one lookup a read for both). */
+  parts: MarketParts;
   price: DecMemo;
   fundingRate: DecMemo;
   vpiSpread: DecMemo;
@@ -342,6 +343,7 @@ function marketMemo(m: MarketRt): MarketMemo {
   let memo = MARKET_MEMO.get(m);
   if (memo === undefined) {
     memo = {
+      parts: partsOf(m),
       price: new DecMemo(),
       fundingRate: new DecMemo(),
       vpiSpread: new DecMemo(),
@@ -403,7 +405,7 @@ export function marketView(m: MarketRt, opts: MarketViewOptions): Market {
   const memo = marketMemo(m);
   return {
     id: m.id,
-    config: partsOf(m).config,
+    config: memo.parts.config,
     state: {
       indexPrice: memo.price.of(m.hasPrice ? m.price : 0n),
       blockTimestamp: m.priceAt,
@@ -416,7 +418,7 @@ export function marketView(m: MarketRt, opts: MarketViewOptions): Market {
       vpiCoefficientLong: memo.coefLong.of(m.coefLong),
       vpiCoefficientShort: memo.coefShort.of(m.coefShort),
     },
-    settings: settingsOf(m, opts.maxLeverageByAccount),
+    settings: settingsOf(m, memo.parts, opts.maxLeverageByAccount),
     change: changeOf(m, memo, opts.now),
     schedule: sched
       ? {

@@ -99,6 +99,20 @@ describe('Market record', () => {
       { numRuns: 60 },
     );
   });
+  it('change reads as plain values when copied or serialised, one Decimal per price', () => {
+    const e = new Engine({ startMs: T0 });
+    const m = e.addMarket({ baseAsset: 'BTC', price: dec(100) });
+    e.addUser('u');
+    for (let h = 1; h <= 30; h++) e.setIndexPrice(m.id, dec(100 + h), T0 + h * HOUR);
+    const change = e.exchangeFor('u').now.getMarket(m.id).change;
+    const want = { initialPrice: '106', initialPrice1h: '129', initialPrice4h: '126' };
+    expect(JSON.parse(JSON.stringify(change))).toEqual(want);
+    const copy = { ...change };
+    expect(Object.keys(copy)).toEqual(['initialPrice', 'initialPrice1h', 'initialPrice4h']);
+    expect(copy.initialPrice.toString()).toBe('106');
+    expect(change.initialPrice).toBe(change.initialPrice);
+    expect(Object.isFrozen(change)).toBe(true);
+  });
   it('change stays right across a history prune (over 4,000 minutes kept, then the front dropped)', () => {
     const e = new Engine({ startMs: T0 });
     const m = e.addMarket({ baseAsset: 'BTC', price: dec(100) });
