@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
-import { plainFp9Price } from '../../src/feed/files/layouts.js';
+import { ohlcFault, plainFp9Price } from '../../src/feed/files/layouts.js';
 import { comparePlain, fp9Price, isPositive, parseDecimalText, parseEpochText, parseUtcDateText } from '../../src/feed/files/parse-text.js';
 
 describe('field parsers', () => {
@@ -56,5 +56,26 @@ describe('plainFp9Price: the one-pass test of a price column', () => {
     );
     for (const t of ['57000.01', '0.5', '1', '999999999.999999999', '0.000000001']) expect(plainFp9Price(t)).toBe(true);
     for (const t of ['0', '0.0', '00.5', '1.', '.5', '1.0000000001', '1234567890', '-1', '1e3', ' 1']) expect(plainFp9Price(t)).toBe(false);
+  });
+});
+
+describe('ohlcFault: the candle price checks', () => {
+  it('finds a fault exactly when high is not the highest or low not the lowest, short prices or long', () => {
+    // Up to 12 integer digits and 9 places: both sides of the 15 digits a double holds exactly.
+    const price = fc
+      .tuple(fc.stringMatching(/^[1-9][0-9]{0,11}$/), fc.option(fc.stringMatching(/^[0-9]{1,9}$/)))
+      .map(([i, f]) => (f === null ? i : `${i}.${f}`));
+    fc.assert(
+      fc.property(price, price, price, price, (open, high, low, close) => {
+        const [o, h, l, c] = [open, high, low, close].map((t) => new Dec(t));
+        const bad = h!.lt(o!) || h!.lt(c!) || h!.lt(l!) || l!.gt(o!) || l!.gt(c!);
+        expect(ohlcFault(open, high, low, close) !== undefined).toBe(bad);
+      }),
+      { numRuns: 2000 },
+    );
+    // Rows that are fine, where only the integers tell: 15-digit neighbours and equal values.
+    expect(ohlcFault('999999.999999999', '999999.999999999', '999999.999999998', '999999.999999999')).toBeUndefined();
+    expect(ohlcFault('9007199.254740993', '9007199.254740993', '9007199.254740992', '9007199.254740993')).toBeUndefined();
+    expect(ohlcFault('9007199.254740993', '9007199.254740992', '9007199.254740992', '9007199.254740992')?.reason).toBe('ohlc');
   });
 });

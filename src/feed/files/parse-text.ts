@@ -60,7 +60,7 @@ export function epochUnitOf(text: string): EpochUnit | undefined {
  * from its first row, so a row in another unit is reported instead of being read as another date.
  */
 export function readEpoch(text: string, unit: EpochUnit | undefined = epochUnitOf(text)): ReadTime | undefined {
-  if (unit === undefined || !/^[0-9]{1,17}$/.test(text)) return undefined;
+  if (unit === undefined || !digitsOnly(text, 17)) return undefined;
   // A double holds these exactly (ms up to 15 digits, s up to 12 and their 1000×): no bigint per row.
   if (unit === 'ms' && text.length <= 15) return { time: Number(text), unit };
   if (unit === 's' && text.length <= 12) return { time: Number(text) * 1000, unit };
@@ -69,6 +69,17 @@ export function readEpoch(text: string, unit: EpochUnit | undefined = epochUnitO
   if (unit === 'ms') return { time: Number(big), unit };
   if (big % 1000n !== 0n) return undefined;
   return { time: Number(big / 1000n), unit };
+}
+
+/** Whether `text` is 1 to `most` ASCII digits (a loop: this runs on every row of a file). */
+function digitsOnly(text: string, most: number): boolean {
+  const n = text.length;
+  if (n === 0 || n > most) return false;
+  for (let i = 0; i < n; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
 }
 
 /** `readEpoch` by magnitude, the time only (unix ms). */
