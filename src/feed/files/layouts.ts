@@ -3,6 +3,7 @@
  * layout into a candle (or the reason it is bad).
  */
 import { open } from 'node:fs/promises';
+import { fp9Digits } from '../../core/fp9.js';
 import { DataFileError } from './errors.js';
 import { comparePlain, fp9Price, isPositive, parseDecimalText, readEpoch, readTime, TIME_WINDOW, type ReadTime } from './parse-text.js';
 import type { BadRowReason, FileLayout, TimeUnit } from './types.js';
@@ -72,11 +73,11 @@ const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 /** The reason a candle's prices are inconsistent, or undefined. */
 export function ohlcFault(open: string, high: string, low: string, close: string): RowFault | undefined {
   // Most rows: four short plain prices, compared as the exact integers of their digits.
-  const o = smallFp9(open);
-  const h = smallFp9(high);
-  const l = smallFp9(low);
-  const c = smallFp9(close);
-  if (o >= 0 && h >= 0 && l >= 0 && c >= 0 && h >= o && h >= c && h >= l && l <= o && l <= c) return undefined;
+  const o = fp9Digits(open);
+  const h = fp9Digits(high);
+  const l = fp9Digits(low);
+  const c = fp9Digits(close);
+  if (Number.isFinite(o + h + l + c) && h >= o && h >= c && l <= o && l <= c) return undefined;
   if (comparePlain(high, open) < 0 || comparePlain(high, close) < 0 || comparePlain(high, low) < 0) {
     return fault('ohlc', `high ${high} is below open, close or low`);
   }
@@ -130,27 +131,6 @@ function priceField(name: string, text: string): string | RowFault {
   const checked = fp9Price(p);
   if ('error' in checked) return fault('price', `${name} ${show(text)} ${checked.error}`);
   return checked.price;
-}
-
-const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
-
-/**
- * The fp9 integer of a plain decimal text (digits, at most one dot, at most 9 places) while it has at
- * most 15 digits, so a double holds it exactly; −1 for anything else (then the text comparison decides).
- */
-function smallFp9(text: string): number {
-  const n = text.length;
-  let dot = -1;
-  let value = 0;
-  for (let i = 0; i < n; i += 1) {
-    const ch = text.charCodeAt(i);
-    if (ch === 0x2e && dot === -1) dot = i;
-    else if (ch < 0x30 || ch > 0x39) return -1;
-    else value = value * 10 + (ch - 0x30);
-  }
-  const places = dot === -1 ? 0 : n - dot - 1;
-  if (n === 0 || places > 9 || (dot === -1 ? n : n - 1) + 9 - places > 15) return -1;
-  return value * POW10[9 - places]!;
 }
 
 /**
