@@ -8,6 +8,7 @@
 import type { Decimal } from 'decimal.js';
 import { BigIntColumn, Float64Column } from '../core/columns.js';
 import { fp9Decimal, fp9Text, toFp9Raw } from '../core/fp9.js';
+import { EquityTally } from './equity-tally.js';
 import type { EquitySample, EquitySeries } from './types.js';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -61,10 +62,19 @@ export function equityNumber(sample: EquitySample): number {
   return Number(equityText(sample));
 }
 
-/** A run's equity series in two columns (time, fp9 equity): 16 bytes a sample whatever its length. */
+/**
+ * A run's equity series in two columns (time, fp9 equity): 16 bytes a sample whatever its length.
+ * Given the run's initial balance, it also keeps the report's drawdown and daily ranges as samples
+ * arrive (see `EquityTally`).
+ */
 export class Fp9EquitySeries implements EquitySeries {
   readonly #time = new Float64Column();
   readonly #raw = new BigIntColumn();
+  readonly #tally: EquityTally | undefined;
+
+  constructor(initialRaw?: bigint) {
+    this.#tally = initialRaw === undefined ? undefined : new EquityTally(initialRaw);
+  }
 
   get length(): number {
     return this.#time.length;
@@ -73,6 +83,12 @@ export class Fp9EquitySeries implements EquitySeries {
   push(time: number, raw: bigint): void {
     this.#time.push(time);
     this.#raw.push(raw);
+    this.#tally?.add(time, raw);
+  }
+
+  /** The tally kept since the first sample, when this series was made with an initial balance. */
+  get tally(): EquityTally | undefined {
+    return this.#tally;
   }
 
   at(index: number): Fp9EquitySample | undefined {
@@ -112,4 +128,19 @@ export class Fp9EquitySeries implements EquitySeries {
 export function forEachEquityRaw(series: EquitySeries, fn: (time: number, raw: bigint) => void): void {
   if (series instanceof Fp9EquitySeries) series.forEachRaw(fn);
   else for (const s of series) fn(s.time, equityRaw(s));
+}
+
+/** The tally `series` kept from `initialBalance`, if it kept one from that very balance. */
+export function tallyOf(series: EquitySeries, initialBalance: Decimal): EquityTally | undefined {
+  if (!(series instanceof Fp9EquitySeries) || series.tally === undefined) return undefined;
+  const initial = exactFp9Raw(initialBalance);
+  return initial === series.tally.initialRaw ? series.tally : undefined;
+}
+
+function exactFp9Raw(value: Decimal): bigint | undefined {
+  try {
+    return toFp9Raw(value, 'exact');
+  } catch {
+    return undefined;
+  }
 }

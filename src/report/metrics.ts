@@ -12,7 +12,8 @@
 import type { Decimal } from 'decimal.js';
 import { Dec, ZERO } from '../core/decimal.js';
 import { fp9Decimal, toFp9Raw } from '../core/fp9.js';
-import { forEachEquityRaw } from './equity-sample.js';
+import { forEachEquityRaw, tallyOf } from './equity-sample.js';
+import { DrawdownTracker, type Drawdown } from './equity-tally.js';
 import type { BacktestResult, DailyPnl, EquitySample, EquitySeries, FillRecord, FloorPoint, TradeRecord } from './types.js';
 
 export const DAYS_PER_YEAR = 365;
@@ -29,6 +30,16 @@ function dayStart(ms: number): number {
 
 /** Pnl per UTC day from the equity samples (days without samples are left out). */
 export function dailyPnlFromEquity(initialBalance: Decimal, equity: EquitySeries): DailyPnl[] {
+  const tally = tallyOf(equity, initialBalance);
+  if (tally !== undefined) {
+    let start = initialBalance;
+    return tally.days.days.map((d) => {
+      const end = fp9Decimal(d.close);
+      const day = { day: utcDay(d.day * DAY_MS), startEquity: start, endEquity: end, pnl: end.minus(start) };
+      start = end;
+      return day;
+    });
+  }
   const out: DailyPnl[] = [];
   let start = initialBalance;
   let day: number | undefined;
@@ -51,45 +62,14 @@ export function dailyPnlFromEquity(initialBalance: Decimal, equity: EquitySeries
   return out;
 }
 
-export interface Drawdown {
-  /** Largest drawdown, percent of the peak. */
-  readonly pct: Decimal;
-  readonly amount: Decimal;
-  readonly peakAt: number | null;
-  readonly troughAt: number | null;
-}
+export type { Drawdown } from './equity-tally.js';
 
 export function maxDrawdown(initialBalance: Decimal, equity: EquitySeries): Drawdown {
-  // Compared as fp9 integers, exactly as the Decimals compare; Decimals only at a new deepest low.
-  let peakRaw = toFp9Raw(initialBalance, 'exact', 'initialBalance');
-  let peakAt: number | null = null;
-  // under one peak the deepest point is the lowest equity: divide only at new lows
-  let trough: bigint | null = null;
-  let best: Drawdown = { pct: ZERO, amount: ZERO, peakAt: null, troughAt: null };
-  // The best's exact ratio, amount over peak. Rounding is monotone, so a drawdown whose exact ratio
-  // is not above it cannot round above the best's percentage: its Decimals are not worth building.
-  let bestAmount = 0n;
-  let bestPeak = 1n;
-  forEachEquityRaw(equity, (time, e) => {
-    if (e > peakRaw) {
-      peakRaw = e;
-      peakAt = time;
-      trough = null;
-      return;
-    }
-    if (trough !== null && e >= trough) return;
-    trough = e;
-    if (peakRaw <= 0n || (peakRaw - e) * bestPeak <= bestAmount * peakRaw) return;
-    const peak = fp9Decimal(peakRaw);
-    const amount = peak.minus(fp9Decimal(e));
-    const pct = amount.div(peak).times(100);
-    if (pct.gt(best.pct)) {
-      best = { pct, amount, peakAt, troughAt: time };
-      bestAmount = peakRaw - e;
-      bestPeak = peakRaw;
-    }
-  });
-  return best;
+  const tally = tallyOf(equity, initialBalance);
+  if (tally !== undefined) return tally.drawdown.best;
+  const tracker = new DrawdownTracker(toFp9Raw(initialBalance, 'exact', 'initialBalance'));
+  forEachEquityRaw(equity, (time, e) => tracker.add(time, e));
+  return tracker.best;
 }
 
 export function dailyReturns(days: readonly DailyPnl[]): Decimal[] {

@@ -22,7 +22,8 @@
 import type { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
 import { fp9Decimal, toFp9Raw } from '../core/fp9.js';
-import { forEachEquityRaw } from './equity-sample.js';
+import { forEachEquityRaw, tallyOf } from './equity-sample.js';
+import { DayTracker } from './equity-tally.js';
 import type { BacktestResult } from './types.js';
 
 const DAY_MS = 86_400_000;
@@ -54,20 +55,12 @@ interface Day {
 
 /** Day-start, low, high and close equity of every UTC day with samples (scanned as fp9 integers). */
 function dailyRanges(result: BacktestResult): Day[] {
-  const days: { day: number; start: bigint; low: bigint; high: bigint; close: bigint }[] = [];
-  let previousClose = toFp9Raw(result.initialBalance, 'exact', 'initialBalance');
-  forEachEquityRaw(result.equity, (time, e) => {
-    const d = Math.floor(time / DAY_MS);
-    let last = days[days.length - 1];
-    if (!last || last.day !== d) {
-      if (last) previousClose = last.close;
-      last = { day: d, start: previousClose, low: previousClose, high: previousClose, close: previousClose };
-      days.push(last);
-    }
-    if (e < last.low) last.low = e;
-    if (e > last.high) last.high = e;
-    last.close = e;
-  });
+  let days = tallyOf(result.equity, result.initialBalance)?.days.days;
+  if (days === undefined) {
+    const tracker = new DayTracker(toFp9Raw(result.initialBalance, 'exact', 'initialBalance'));
+    forEachEquityRaw(result.equity, (time, e) => tracker.add(time, e));
+    days = tracker.days;
+  }
   return days.map((d) => ({ day: d.day, start: fp9Decimal(d.start), low: fp9Decimal(d.low), high: fp9Decimal(d.high), close: fp9Decimal(d.close) }));
 }
 

@@ -195,7 +195,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   // Equity once per virtual minute (the engine's own sampling step), read as the fp9 integer the
   // engine holds and kept in columns (see Fp9EquitySeries); and the candles as replayed, thinned as
   // they stream (see StreamingCandles). Neither grows by more than 16 bytes a minute of the run.
-  const equity = new Fp9EquitySeries();
+  const equity = new Fp9EquitySeries(initialRaw);
   let lastMinute = -1;
   const keepPrices = options.keepPrices ?? true;
   const candles = new Map<string, StreamingCandles>();

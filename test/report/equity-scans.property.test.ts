@@ -1,14 +1,14 @@
 /**
  * The report's scans of the equity series against the definitions, sample by sample in Decimals:
  * maximum drawdown (running peak from the initial balance, the first deepest kept), daily pnl and the
- * floors, on the columns a backtest keeps and on a plain array of samples alike.
+ * floors, on the columns a backtest keeps (scanned, or tallied as they grew) and on a plain array alike.
  */
 import fc from 'fast-check';
 import type { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import { Dec, ZERO } from '../../src/core/decimal.js';
 import { fp9Decimal } from '../../src/core/fp9.js';
-import { Fp9EquitySeries } from '../../src/report/equity-sample.js';
+import { Fp9EquitySeries, tallyOf } from '../../src/report/equity-sample.js';
 import { dailyPnlFromEquity, maxDrawdown, utcDay } from '../../src/report/metrics.js';
 import type { EquitySample } from '../../src/report/types.js';
 
@@ -30,10 +30,18 @@ const series = fc
     return out;
   });
 
-function both(samples: ReadonlyArray<{ time: number; raw: bigint }>): [Fp9EquitySeries, EquitySample[]] {
+/** The series three ways: columns scanned, columns that kept a tally as they grew, a plain array. */
+function both(samples: ReadonlyArray<{ time: number; raw: bigint }>): [Fp9EquitySeries, Fp9EquitySeries, EquitySample[]] {
   const columns = new Fp9EquitySeries();
-  for (const s of samples) columns.push(s.time, s.raw);
-  return [columns, samples.map((s) => ({ time: s.time, equity: fp9Decimal(s.raw) }))];
+  const tallied = new Fp9EquitySeries(100_000_000_000_000n);
+  for (const s of samples) {
+    columns.push(s.time, s.raw);
+    tallied.push(s.time, s.raw);
+  }
+  expect(tallyOf(tallied, INITIAL)).toBeDefined();
+  expect(tallyOf(tallied, new Dec('100000.5'))).toBeUndefined();
+  expect(tallyOf(columns, INITIAL)).toBeUndefined();
+  return [columns, tallied, samples.map((s) => ({ time: s.time, equity: fp9Decimal(s.raw) }))];
 }
 
 function naiveDrawdown(samples: ReadonlyArray<{ time: number; raw: bigint }>): { pct: Decimal; amount: Decimal; peakAt: number | null; troughAt: number | null } {
