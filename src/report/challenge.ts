@@ -7,7 +7,7 @@ import type { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
 import type { Phase } from '../api/types.js';
 import { toFp9Raw } from '../core/fp9.js';
-import { forEachEquityRaw } from './equity-sample.js';
+import { firstAtOrAbove } from './equity-sample.js';
 import { dailyPnlOf, finalEquityOf, tradingDaysOf } from './metrics.js';
 import type { BacktestResult, DailyPnl } from './types.js';
 
@@ -52,9 +52,7 @@ export function computeChallenge(result: BacktestResult, days: readonly DailyPnl
     const target = initial.times(new Dec(1).plus(c.profitTargetPct.div(100)));
     // equity ≥ target ⟺ its fp9 integer ≥ ⌈target × 10^9⌉: one integer comparison a sample.
     const targetRaw = toFp9Raw(target, 'ceil', 'profit target');
-    forEachEquityRaw(result.equity, (time, raw) => {
-      if (targetReachedAt === null && raw >= targetRaw) targetReachedAt = time;
-    });
+    targetReachedAt = firstAtOrAbove(result.equity, initial, targetRaw);
   }
   const firstDay = Math.floor(result.startTime / DAY_MS);
   const daysToTarget = targetReachedAt === null ? null : Math.floor(targetReachedAt / DAY_MS) - firstDay + 1;

@@ -144,3 +144,25 @@ function exactFp9Raw(value: Decimal): bigint | undefined {
     return undefined;
   }
 }
+
+/**
+ * The time of the first sample at or above `least` (fp9), or null. With a tally from
+ * `initialBalance`, only the days whose range reaches `least` are read sample by sample.
+ */
+export function firstAtOrAbove(series: EquitySeries, initialBalance: Decimal, least: bigint): number | null {
+  const tally = tallyOf(series, initialBalance);
+  if (tally === undefined || !(series instanceof Fp9EquitySeries)) {
+    let found: number | null = null;
+    forEachEquityRaw(series, (time, raw) => {
+      if (found === null && raw >= least) found = time;
+    });
+    return found;
+  }
+  const days = tally.days.days;
+  for (let d = 0; d < days.length; d++) {
+    if (days[d]!.high < least) continue;
+    const end = d + 1 < days.length ? days[d + 1]!.first : series.length;
+    for (let i = days[d]!.first; i < end; i++) if (series.rawAt(i) >= least) return series.timeAt(i);
+  }
+  return null;
+}

@@ -65,6 +65,8 @@ export class DrawdownTracker {
 export interface EquityDay {
   /** Days since the epoch. */
   readonly day: number;
+  /** Index of the day's first sample in the series. */
+  readonly first: number;
   readonly start: bigint;
   low: bigint;
   high: bigint;
@@ -75,6 +77,7 @@ export interface EquityDay {
 export class DayTracker {
   readonly days: EquityDay[] = [];
   #previousClose: bigint;
+  #samples = 0;
 
   constructor(initialRaw: bigint) {
     this.#previousClose = initialRaw;
@@ -86,9 +89,10 @@ export class DayTracker {
     if (last === undefined || last.day !== d) {
       if (last !== undefined) this.#previousClose = last.close;
       const start = this.#previousClose;
-      last = { day: d, start, low: start, high: start, close: start };
+      last = { day: d, first: this.#samples, start, low: start, high: start, close: start };
       this.days.push(last);
     }
+    this.#samples += 1;
     if (equity < last.low) last.low = equity;
     if (equity > last.high) last.high = equity;
     last.close = equity;

@@ -8,7 +8,7 @@ import type { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import { Dec, ZERO } from '../../src/core/decimal.js';
 import { fp9Decimal } from '../../src/core/fp9.js';
-import { Fp9EquitySeries, tallyOf } from '../../src/report/equity-sample.js';
+import { firstAtOrAbove, Fp9EquitySeries, tallyOf } from '../../src/report/equity-sample.js';
 import { dailyPnlFromEquity, maxDrawdown, utcDay } from '../../src/report/metrics.js';
 import type { EquitySample } from '../../src/report/types.js';
 
@@ -70,6 +70,16 @@ describe('equity scans', () => {
       fc.property(series, (samples) => {
         const want = show(naiveDrawdown(samples));
         for (const s of both(samples)) expect(show(maxDrawdown(INITIAL, s))).toEqual(want);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the first sample at or above a level is found on every representation', () => {
+    fc.assert(
+      fc.property(series, fc.bigInt({ min: 99_000_000_000_000n, max: 104_000_000_000_000n }), (samples, least) => {
+        const want = samples.find((s) => s.raw >= least)?.time ?? null;
+        for (const s of both(samples)) expect(firstAtOrAbove(s, INITIAL, least)).toBe(want);
       }),
       { numRuns: 300 },
     );
