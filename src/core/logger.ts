@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import type { DestinationStream, Logger, LoggerOptions, pino as Pino } from 'pino';
 
 export type { Logger } from 'pino';
 
@@ -49,7 +49,18 @@ export interface LoggerConfig {
   mixin?: () => Record<string, unknown>;
 }
 
+/**
+ * Required on the first logger, not imported: pino and its dependencies cost ~18 ms to load, and a
+ * backtest without `--log` never logs (its parts get `silentLogger`).
+ */
+let loadedPino: typeof Pino | undefined;
+function pinoModule(): typeof Pino {
+  loadedPino ??= (createRequire(import.meta.url)('pino') as { pino: typeof Pino }).pino;
+  return loadedPino;
+}
+
 export function createLogger(config: LoggerConfig = {}): Logger {
+  const pino = pinoModule();
   const destination = config.destination ?? process.stdout;
   const format =
     config.format === 'auto' ? ((destination as NodeJS.WriteStream).isTTY ? 'pretty' : 'json') : (config.format ?? 'json');
@@ -64,7 +75,7 @@ export function createLogger(config: LoggerConfig = {}): Logger {
   let sink: NodeJS.WritableStream = destination;
   if (format === 'pretty') sink = prettyStream(destination, config.now ? 'UTC:yyyy-mm-dd HH:MM:ss' : 'SYS:HH:MM:ss.l');
   if (KNOWN_SECRETS.size > 0) sink = scrubbing(sink);
-  return pino(options, sink as pino.DestinationStream);
+  return pino(options, sink as DestinationStream);
 }
 
 /** Secret values of this process (API keys read from the environment); every scrubbed line hides them. */
@@ -108,5 +119,4 @@ function scrubbing(target: NodeJS.WritableStream): NodeJS.WritableStream {
   });
 }
 
-/** A logger that drops everything (libraries default to it so they never print uninvited). */
-export const silentLogger: Logger = pino({ level: 'silent' });
+export { silentLogger } from './silent-logger.js';
