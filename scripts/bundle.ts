@@ -33,6 +33,8 @@ import { packageName } from '../src/strategy/plugin-files.js';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DIST = path.join(ROOT, 'dist');
 const BUNDLE = path.join(DIST, 'propbot.cjs');
+/** What bundle-loader.ts passes the bundle: CommonJS's five, the loader's `BundleHost` and its import. */
+const BUNDLE_PARAMS = 'exports, require, module, __filename, __dirname, __pb, __impt';
 
 /** Modules loaded by path or imported by their dist path from outside the bundle. */
 const ENTRIES = ['index', 'cli/main', 'cli/commands/sandbox', 'cli/backtest-run', 'runtime/backtest', 'runtime/sweep-worker', 'report/write'];
@@ -205,8 +207,10 @@ const result = await esbuild.build({
   sourcemap: 'external',
   metafile: true,
   logLevel: 'warning',
-  // tsc's output is ES modules, which are strict; the wrapper function is not.
-  banner: { js: '"use strict";' },
+  // The file is the function bundle-loader.ts calls, so V8 compiles the file's text as it is read, with
+  // no copy joined to a wrapper. tsc's output is ES modules, which are strict.
+  banner: { js: `(function (${BUNDLE_PARAMS}) {"use strict";` },
+  footer: { js: '})' },
   plugins: [dependencies, importMeta],
 });
 for (const w of result.warnings) if (w.id === 'empty-import-meta') throw new Error(`import.meta the bundle does not know: ${w.location?.file}:${w.location?.line}`);

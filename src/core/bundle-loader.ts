@@ -6,9 +6,12 @@
  * compiled once when the build ran one (scripts/code-cache.mjs).
  *
  * Nothing depends on the cache. It is offered only when its header names this very bundle (sha256),
- * this Node and V8, this architecture, and its payload's own sha256 matches (V8's release builds do
- * not check the payload); V8 then checks its version and flags and may still reject it. Any miss,
- * and any read error, compiles from source, as without a cache.
+ * this Node and V8, this architecture, and its payload's own sha256 matches: V8's release builds do
+ * not check the payload (given one with 64 flipped bytes, Node 20 aborted with "unreachable code"),
+ * and V8 checks only the source's length, not its text. V8 then checks its version and flags and may
+ * still reject it. Any miss, and any read error, compiles from source, as without a cache.
+ *
+ * The bundle file is one function expression taking CommonJS's five arguments and the two below.
  *
  * Only this file is a real ES module of the bundle's: `import()` and `import.meta.resolve` inside a
  * `vm.Script` given cached data fail in Node 20 ("A dynamic import callback was not specified"), so
@@ -48,7 +51,7 @@ export interface CodeCacheStatus {
   readonly rejected?: boolean;
 }
 
-let loaded: { script: Script; entries: Entries; source: Buffer; status: CodeCacheStatus } | undefined;
+let loaded: { script: Script; entries: Entries; identity: Identity; status: CodeCacheStatus } | undefined;
 
 /** The namespace of one of the bundle's entries (`index`, `cli/main`, `vendor/zod`, …). */
 export function entry(name: string): Record<string, unknown> {
@@ -67,9 +70,9 @@ export function codeCacheStatus(): CodeCacheStatus {
  * Called after a run, the cache holds every function the run called, not only the top level.
  */
 export function writeCodeCache(file: string = BUILT_CACHE): void {
-  const { script, source } = (loaded ??= loadBundle());
+  const { script, identity } = (loaded ??= loadBundle());
   const data = script.createCachedData();
-  const header = { magic: MAGIC, ...identity(source), data: sha256(data) };
+  const header = { magic: MAGIC, ...identity, data: sha256(data) };
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n'), data]));
   renameSync(tmp, file);
@@ -77,12 +80,12 @@ export function writeCodeCache(file: string = BUILT_CACHE): void {
 
 function loadBundle(): NonNullable<typeof loaded> {
   const source = readFileSync(BUNDLE);
+  const id = identityOf(source);
   const file = cacheFile();
-  const cache: CachedData = file === null ? { skipped: 'off' } : readCache(file, source);
-  // The wrapper's first line is the bundle's first line, so every other line keeps its number.
-  // The build writes ASCII (scripts/bundle.ts): latin1 is then the same text, decoded ~10x faster.
-  const text = source.toString(isAscii(source) ? 'latin1' : 'utf8');
-  const script = new Script(`(function (exports, require, module, __filename, __dirname, __pb, __impt) {${text}\n})`, {
+  const cache: CachedData = file === null ? { skipped: 'off' } : readCache(file, id);
+  // The build writes ASCII (scripts/bundle.ts): latin1 is then the same text, decoded ~10x faster, and
+  // the file is a function expression, so V8 compiles this very string.
+  const script = new Script(source.toString(isAscii(source) ? 'latin1' : 'utf8'), {
     filename: BUNDLE,
     ...(cache.data !== undefined ? { cachedData: cache.data } : {}),
   });
@@ -101,7 +104,7 @@ function loadBundle(): NonNullable<typeof loaded> {
     host,
     importModule,
   );
-  return { script, entries: module.exports, source, status };
+  return { script, entries: module.exports, identity: id, status };
 }
 
 function cacheFile(): string | null {
@@ -115,7 +118,7 @@ interface CachedData {
   readonly skipped?: CodeCacheStatus['skipped'];
 }
 
-function readCache(file: string, source: Buffer): CachedData {
+function readCache(file: string, want: Identity): CachedData {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -130,14 +133,20 @@ function readCache(file: string, source: Buffer): CachedData {
     return { skipped: 'corrupt' };
   }
   if (header['magic'] !== MAGIC) return { skipped: 'corrupt' };
-  const want = identity(source);
   for (const key of Object.keys(want) as (keyof typeof want)[]) if (header[key] !== want[key]) return { skipped: 'stale' };
   const data = bytes.subarray(newline + 1);
   return header['data'] === sha256(data) ? { data } : { skipped: 'corrupt' };
 }
 
 /** What a cache must have been made for. */
-function identity(source: Buffer) {
+interface Identity {
+  readonly bundle: string;
+  readonly node: string;
+  readonly v8: string;
+  readonly arch: string;
+}
+
+function identityOf(source: Buffer): Identity {
   return { bundle: sha256(source), node: process.version, v8: process.versions.v8, arch: process.arch };
 }
 
