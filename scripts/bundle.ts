@@ -245,7 +245,8 @@ for (const [name, exports] of exportsOf) {
   written.add(file);
 }
 for (const f of before) if (!written.has(f)) rmSync(f);
-for (const dir of ['chunks']) rmSync(path.join(DIST, dir), { recursive: true, force: true });
+// Left by builds before the single bundle, which split propbot into chunks.
+rmSync(path.join(DIST, 'chunks'), { recursive: true, force: true });
 
 // Not esbuild's `keepNames`: its calls at every function's creation made the replay ~20% slower. Without
 // it, a class whose name another module also uses is renamed (`X2`), and an error's `name`
