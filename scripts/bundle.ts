@@ -5,6 +5,8 @@
  * esbuild bundles tsc's JavaScript (its semantics are tsc's; esbuild only joins modules and keeps names)
  * into dist/propbot.cjs, which src/core/bundle-loader.ts compiles as a `vm.Script` with the cached
  * data scripts/code-cache.mjs then writes (dist/propbot.code-cache, made by running a backtest).
+ * Where that cache does not fit the Node that runs propbot, the loader writes one to the user's cache
+ * folder at exit and takes it from there next time.
  *
  * - Entries keep their paths: the package's export (dist/index.js), the CLI (bin/propbot.js runs
  *   dist/cli/main.js), files loaded by URL (the sweep worker) and what the bench imports. Each is a
@@ -38,8 +40,9 @@ const BUNDLE_PARAMS = 'exports, require, module, __filename, __dirname, __pb, __
 
 /** Modules loaded by path or imported by their dist path from outside the bundle. */
 const ENTRIES = ['index', 'cli/main', 'cli/commands/sandbox', 'cli/backtest-run', 'runtime/backtest', 'runtime/sweep-worker', 'report/write'];
-/** Real ES modules beside the bundle: its loader, and the hooks of Node's loader thread. */
+/** Real ES modules beside the bundle: its loader (and the folder of its run-time caches), and the hooks of Node's loader thread. */
 const LOADER = 'core/bundle-loader';
+const LOADER_FILES = [LOADER, 'core/code-cache-folder'];
 const HOOKS = 'strategy/plugin-hooks';
 
 /** Packages bundled: many small modules each, loaded on every run. */
@@ -236,7 +239,7 @@ const hooks = await esbuild.build({
 // One `?` per UTF-16 unit keeps every column the source map knows.
 writeFileSync(BUNDLE, routeDynamicImports(code.text).replace(/[^\x00-\x7f]/g, '?'));
 writeFileSync(map.path, map.contents);
-const written = new Set([BUNDLE, map.path, path.join(DIST, `${LOADER}.js`), path.join(DIST, `${LOADER}.js.map`)]);
+const written = new Set([BUNDLE, map.path, ...LOADER_FILES.flatMap((f) => [path.join(DIST, `${f}.js`), path.join(DIST, `${f}.js.map`)])]);
 for (const f of Object.keys(hooks.metafile.outputs)) written.add(path.resolve(ROOT, f));
 for (const [name, exports] of exportsOf) {
   const file = path.join(DIST, `${name}.js`);

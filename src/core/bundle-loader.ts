@@ -3,7 +3,9 @@
  * with a V8 code cache. Node 20 has no compile cache for ES modules, and compiling propbot's ~2 MB
  * of JavaScript, then compiling each function again lazily on its first call, was most of a
  * backtest's start-up. A `vm.Script` takes V8's cached data instead: the functions a run used,
- * compiled once when the build ran one (scripts/code-cache.mjs).
+ * compiled once when the build ran one (scripts/code-cache.mjs). When that cache does not fit this
+ * Node (another version than the build's), the process writes one at exit to this user's cache
+ * folder (code-cache-folder.ts), which the next process takes.
  *
  * Nothing depends on the cache. It is offered only when its header names this very bundle (sha256),
  * this Node and V8, this architecture, and its payload's own sha256 matches: V8's release builds do
@@ -13,7 +15,7 @@
  *
  * The bundle file is one function expression taking CommonJS's five arguments and the two below.
  *
- * Only this file is a real ES module of the bundle's: `import()` and `import.meta.resolve` inside a
+ * Only this file (with code-cache-folder.ts) is a real ES module of the bundle's: `import()` and `import.meta.resolve` inside a
  * `vm.Script` given cached data fail in Node 20 ("A dynamic import callback was not specified"), so
  * the bundle calls the two functions handed to it here (the build rewrites its `import(`).
  * The dist/ files that plugins, the CLI and workers import are thin ES modules re-exporting
@@ -26,10 +28,15 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
+import { isMainThread } from 'node:worker_threads';
+import { userCodeCacheFolder } from './code-cache-folder.js';
 
 const DIST = new URL('../', import.meta.url);
 const BUNDLE = fileURLToPath(new URL('propbot.cjs', DIST));
-/** Beside the bundle, made by the build; `PROPBOT_CODE_CACHE` names another file, or `off`. */
+/**
+ * Beside the bundle, made by the build; when it does not fit, one this user's processes write
+ * (code-cache-folder.ts). `PROPBOT_CODE_CACHE` names the one file to use instead, or `off`.
+ */
 const BUILT_CACHE = path.join(path.dirname(BUNDLE), 'propbot.code-cache');
 const MAGIC = 'propbot-code-cache 1';
 
@@ -74,15 +81,14 @@ export function writeCodeCache(file: string = BUILT_CACHE): void {
   const data = script.createCachedData();
   const header = { magic: MAGIC, ...identity, data: sha256(data) };
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n'), data]));
+  writeFileSync(tmp, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n'), data]), { mode: 0o600 });
   renameSync(tmp, file);
 }
 
 function loadBundle(): NonNullable<typeof loaded> {
   const source = readFileSync(BUNDLE);
   const id = identityOf(source);
-  const file = cacheFile();
-  const cache: CachedData = file === null ? { skipped: 'off' } : readCache(file, id);
+  const { file, cache, refresh } = chooseCache(id);
   // The build writes ASCII (scripts/bundle.ts): latin1 is then the same text, decoded ~10x faster, and
   // the file is a function expression, so V8 compiles this very string.
   const script = new Script(source.toString(isAscii(source) ? 'latin1' : 'utf8'), {
@@ -104,13 +110,32 @@ function loadBundle(): NonNullable<typeof loaded> {
     host,
     importModule,
   );
+  // Once per Node and bundle: at exit the cache holds what the whole process compiled. Workers leave
+  // it to the main thread.
+  if (refresh !== undefined && isMainThread) {
+    process.once('exit', () => {
+      try {
+        writeCodeCache(refresh);
+      } catch {
+        // Next time compiles from source again.
+      }
+    });
+  }
   return { script, entries: module.exports, identity: id, status };
 }
 
-function cacheFile(): string | null {
+/** The cache file to offer V8, and where to write one at exit when none fits. */
+function chooseCache(id: Identity): { file: string | null; cache: CachedData; refresh?: string } {
   const chosen = process.env['PROPBOT_CODE_CACHE'];
-  if (chosen === 'off') return null;
-  return chosen ? path.resolve(chosen) : BUILT_CACHE;
+  if (chosen === 'off') return { file: null, cache: { skipped: 'off' } };
+  if (chosen) return { file: path.resolve(chosen), cache: readCache(path.resolve(chosen), id) };
+  const built = readCache(BUILT_CACHE, id);
+  if (built.data !== undefined) return { file: BUILT_CACHE, cache: built };
+  const folder = userCodeCacheFolder();
+  if (folder === null) return { file: BUILT_CACHE, cache: built };
+  const file = path.join(folder, `${id.bundle.slice(0, 16)}-${id.node}-${id.arch}.bin`);
+  const mine = readCache(file, id);
+  return mine.data !== undefined ? { file, cache: mine } : { file, cache: mine, refresh: file };
 }
 
 interface CachedData {

@@ -5,7 +5,7 @@
  * entry, plugin and worker thread shares the process's one propbot.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -25,17 +25,18 @@ function node(script: string, env: Record<string, string>): Promise<{ code: numb
 
 const url = (file: string) => JSON.stringify(pathToFileURL(path.join(DIST, file)).href);
 
-/** `propbot backtest` in-process over dist/, with `cache` as the code cache; its report and the loader's verdict. */
-async function backtestWith(cache: string): Promise<{ status: Record<string, unknown>; report: unknown; trades: string }> {
+/** `propbot backtest` in-process over `dist`, with `env`; its report and the loader's verdict. */
+async function backtestWith(cache: string, env: Record<string, string> = {}, dist = DIST): Promise<{ status: Record<string, unknown>; report: unknown; trades: string }> {
   const out = tempDir('pb-cc-');
+  const at = (file: string) => JSON.stringify(pathToFileURL(path.join(dist, file)).href);
   const script = `
-    const { runCli } = await import(${url('cli/main.js')});
+    const { runCli } = await import(${at('cli/main.js')});
     const code = await runCli(['backtest', '--strategy', 'sma-cross', '--data', ${JSON.stringify(`BTC=${DATA}`)}, '--param', 'period=1h',
       '--from', '2019-01-01', '--to', '2019-03-01', '--out', ${JSON.stringify(out)}, '--json']);
-    const { codeCacheStatus } = await import(${url('core/bundle-loader.js')});
+    const { codeCacheStatus } = await import(${at('core/bundle-loader.js')});
     process.stderr.write(JSON.stringify(codeCacheStatus()) + '\\n');
     process.exitCode = code;`;
-  const r = await node(script, { PROPBOT_CODE_CACHE: cache });
+  const r = await node(script, { PROPBOT_CODE_CACHE: cache, ...env });
   expect(r.code, r.stderr).toBe(0);
   const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as Record<string, unknown>;
   delete report['perf'];
@@ -69,11 +70,33 @@ describe('the bundle and its code cache', () => {
     const garbage = Buffer.alloc(4096, 7);
     const refused = altered((h) => (h['data'] = (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(garbage).digest('hex')), () => garbage);
 
-    const runs = await Promise.all([good, path.join(tempDir('pb-cc-none-'), 'none'), corrupt, stale, refused].map(backtestWith));
+    const runs = await Promise.all([good, path.join(tempDir('pb-cc-none-'), 'none'), corrupt, stale, refused].map((cache) => backtestWith(cache)));
     expect(runs.map((r) => r.status['rejected'] ?? r.status['skipped'])).toEqual([false, 'missing', 'corrupt', 'stale', true]);
     for (const r of runs.slice(1)) {
       expect(r.report).toEqual(runs[0]!.report);
       expect(r.trades).toBe(runs[0]!.trades);
+    }
+  });
+
+  it("without a built cache that fits, writes one to the user's cache folder at exit and takes it next time", async () => {
+    // A copy of the package inside the repository (its packages are found from there), without the cache.
+    mkdirSync(path.join(REPO, 'test-artifacts'), { recursive: true });
+    const copy = mkdtempSync(path.join(REPO, 'test-artifacts', 'code-cache-'));
+    try {
+      const dist = path.join(copy, 'dist');
+      for (const part of ['dist', 'strategies', 'package.json']) cpSync(path.join(REPO, part), path.join(copy, part), { recursive: true });
+      rmSync(path.join(dist, 'propbot.code-cache'));
+      const home = tempDir('pb-cc-home-');
+      const first = await backtestWith('', { PROPBOT_CACHE_DIR: home }, dist);
+      expect(first.status['skipped']).toBe('missing');
+      const written = readdirSync(path.join(home, 'code-cache'));
+      expect(written).toEqual([expect.stringMatching(new RegExp(`-${process.version.replace(/\./g, '\\.')}-${process.arch}\\.bin$`))]);
+      const second = await backtestWith('', { PROPBOT_CACHE_DIR: home }, dist);
+      expect(second.status).toEqual({ file: path.join(home, 'code-cache', written[0]!), rejected: false });
+      expect(second.report).toEqual(first.report);
+      expect(second.trades).toBe(first.trades);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
     }
   });
 
