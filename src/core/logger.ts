@@ -7,7 +7,8 @@
  */
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import type { DestinationStream, Logger, LoggerOptions, pino as Pino } from 'pino';
+import { deferredLogger, isStandardLevel } from './deferred-logger.js';
 
 export type { Logger } from 'pino';
 
@@ -49,22 +50,41 @@ export interface LoggerConfig {
   mixin?: () => Record<string, unknown>;
 }
 
+/**
+ * Required when a logger first needs pino, not imported: pino and its dependencies cost ~20 ms to
+ * load, a backtest without `--log` never logs (its parts get `silentLogger`), and one at the CLI's
+ * `warn` seldom does (deferred-logger.ts).
+ */
+let loadedPino: typeof Pino | undefined;
+function pinoModule(): typeof Pino {
+  loadedPino ??= (createRequire(import.meta.url)('pino') as { pino: typeof Pino }).pino;
+  return loadedPino;
+}
+
 export function createLogger(config: LoggerConfig = {}): Logger {
   const destination = config.destination ?? process.stdout;
   const format =
     config.format === 'auto' ? ((destination as NodeJS.WriteStream).isTTY ? 'pretty' : 'json') : (config.format ?? 'json');
-  const options: LoggerOptions = {
-    level: config.level ?? 'info',
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    base: config.name ? { name: config.name } : null,
-    timestamp: config.now ? marketTime(config.now) : pino.stdTimeFunctions.isoTime,
-    ...(config.mixin ? { mixin: config.mixin } : {}),
-  };
+  const level = config.level ?? 'info';
   for (const s of config.secrets ?? []) registerSecret(s);
-  let sink: NodeJS.WritableStream = destination;
-  if (format === 'pretty') sink = prettyStream(destination, config.now ? 'UTC:yyyy-mm-dd HH:MM:ss' : 'SYS:HH:MM:ss.l');
-  if (KNOWN_SECRETS.size > 0) sink = scrubbing(sink);
-  return pino(options, sink as pino.DestinationStream);
+  // Decided now, as when pino was made here: a secret registered later does not add the scrubbing sink.
+  const scrub = KNOWN_SECRETS.size > 0;
+  const make = (): Logger => {
+    const pino = pinoModule();
+    const options: LoggerOptions = {
+      level,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      base: config.name ? { name: config.name } : null,
+      timestamp: config.now ? marketTime(config.now) : pino.stdTimeFunctions.isoTime,
+      ...(config.mixin ? { mixin: config.mixin } : {}),
+    };
+    let sink: NodeJS.WritableStream = destination;
+    if (format === 'pretty') sink = prettyStream(destination, config.now ? 'UTC:yyyy-mm-dd HH:MM:ss' : 'SYS:HH:MM:ss.l');
+    if (scrub) sink = scrubbing(sink);
+    return pino(options, sink as DestinationStream);
+  };
+  // Another level is pino's to accept or refuse, at once.
+  return isStandardLevel(level) ? deferredLogger(() => level, make) : make();
 }
 
 /** Secret values of this process (API keys read from the environment); every scrubbed line hides them. */
@@ -108,5 +128,4 @@ function scrubbing(target: NodeJS.WritableStream): NodeJS.WritableStream {
   });
 }
 
-/** A logger that drops everything (libraries default to it so they never print uninvited). */
-export const silentLogger: Logger = pino({ level: 'silent' });
+export { silentLogger } from './silent-logger.js';

@@ -29,7 +29,7 @@ export function fileSha256(file: string): string {
 }
 
 let buildCache: string | undefined;
-/** The package version and a hash over every module of this build (dist/ when built, src/ from source). */
+/** The package version and a hash over every module of this build (dist/ with its bundle when built, src/ from source). */
 export function propbotBuild(): string {
   if (buildCache !== undefined) return buildCache;
   const root = fileURLToPath(new URL('../', import.meta.url));
@@ -39,7 +39,7 @@ export function propbotBuild(): string {
     for (const name of readdirSync(dir).sort()) {
       const full = path.join(dir, name);
       if (statSync(full).isDirectory()) walk(full);
-      else if (/\.(js|ts)$/.test(name) && !name.endsWith('.d.ts') && !name.endsWith('.test.ts')) hash.update(path.relative(root, full)).update('\0').update(readFileSync(full));
+      else if (/\.(c?js|ts)$/.test(name) && !name.endsWith('.d.ts') && !name.endsWith('.test.ts')) hash.update(path.relative(root, full)).update('\0').update(readFileSync(full));
     }
   };
   walk(root);

@@ -93,7 +93,8 @@ export class SweepPool {
 
   #start(): Worker {
     const fromSource = import.meta.url.endsWith('.ts');
-    // By way of the folder: built, this code sits in a bundled chunk beside dist/runtime/, not in it.
+    // By way of the folder, which holds wherever the build puts this code (in the bundle, import.meta.url is
+    // this module's own dist/ file; scripts/bundle.ts).
     const url = new URL(`../runtime/sweep-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
     const worker = fromSource ? new Worker(tsxBoot(url), { eval: true }) : new Worker(url);
     this.#all.add(worker);

@@ -147,7 +147,8 @@ function built(): boolean {
 
 /**
  * The files plugins are given for 'propbot' and the libraries it bundles, found by way of dist/:
- * built, this code sits in a bundled chunk beside dist/strategy/, not in it (scripts/bundle.ts).
+ * built, this code's import.meta.url is its own dist/strategy/ file, though the code is in the bundle
+ * (scripts/bundle.ts).
  */
 function propbotUrls(): PropbotUrls {
   return { entry: new URL('../index.js', import.meta.url).href, vendor: new URL('../vendor/', import.meta.url).href };
