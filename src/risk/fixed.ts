@@ -7,6 +7,7 @@
 import { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
 import { fp9Text, taggedFp9 } from '../core/fp9.js';
+import { ceilDiv, floorDiv } from '../engine/fixed.js';
 
 /** 1.0 in fp9. */
 export const UNIT = 1_000_000_000n;
@@ -77,20 +78,9 @@ export function fromRaw(raw: bigint): Decimal {
 /** fp9 integer as a plain decimal string without trailing zeros, for reasons. */
 export const fmt: (raw: bigint) => string = fp9Text;
 
-/** Integer division rounding towards −∞. */
-export function floorDiv(a: bigint, b: bigint): bigint {
-  if (a >= 0n && b > 0n) return a / b;
-  const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
-}
-
-/** Integer division rounding towards +∞. */
-export function ceilDiv(a: bigint, b: bigint): bigint {
-  // The common case (both positive) needs one division instead of a division and a remainder.
-  if (a >= 0n && b > 0n) return (a + b - 1n) / b;
-  const q = a / b;
-  return (a % b !== 0n && (a < 0n) === (b < 0n)) ? q + 1n : q;
-}
+// The guard rounds as the engine does, with the engine's own integer division (floor and ceiling
+// for any signs).
+export { ceilDiv, floorDiv };
 
 /** a × b in fp9, rounded up. */
 export function mulUp(a: bigint, b: bigint): bigint {
