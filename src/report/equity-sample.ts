@@ -130,6 +130,18 @@ export function forEachEquityRaw(series: EquitySeries, fn: (time: number, raw: b
   else for (const s of series) fn(s.time, equityRaw(s));
 }
 
+/**
+ * The drawdown and daily ranges of `series` from `initialBalance`: the tally it kept as it grew
+ * (a backtest's), else the same trackers run over it now.
+ */
+export function equityTally(series: EquitySeries, initialBalance: Decimal): EquityTally {
+  const kept = tallyOf(series, initialBalance);
+  if (kept !== undefined) return kept;
+  const tally = new EquityTally(toFp9Raw(initialBalance, 'exact', 'initialBalance'));
+  forEachEquityRaw(series, (time, raw) => tally.add(time, raw));
+  return tally;
+}
+
 /** The tally `series` kept from `initialBalance`, if it kept one from that very balance. */
 export function tallyOf(series: EquitySeries, initialBalance: Decimal): EquityTally | undefined {
   if (!(series instanceof Fp9EquitySeries) || series.tally === undefined) return undefined;

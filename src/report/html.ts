@@ -20,7 +20,7 @@ import { downsampleCandles, MinMaxLine, StepLine, toChartTime, type PlotCandle, 
 import { reportFigures, type ReportFigures } from './figures.js';
 import { eachFloorFromEquity, tradeNet, type ReportMetrics } from './metrics.js';
 import { money, ratio } from './report-json.js';
-import type { BacktestResult, DailyPnl, FillRecord, FloorPoint, PriceCandle } from './types.js';
+import type { BacktestResult, DailyPnl, FillRecord, PriceCandle } from './types.js';
 
 export interface HtmlReportOptions {
   /** Most candles per market on the page (default 2000). */

@@ -12,9 +12,9 @@
 import type { Decimal } from 'decimal.js';
 import { Dec, ZERO } from '../core/decimal.js';
 import { fp9Decimal, toFp9Raw } from '../core/fp9.js';
-import { forEachEquityRaw, tallyOf } from './equity-sample.js';
-import { DrawdownTracker, type Drawdown } from './equity-tally.js';
-import type { BacktestResult, DailyPnl, EquitySample, EquitySeries, FillRecord, FloorPoint, TradeRecord } from './types.js';
+import { equityTally, forEachEquityRaw } from './equity-sample.js';
+import type { Drawdown } from './equity-tally.js';
+import type { BacktestResult, DailyPnl, EquitySeries, FillRecord, FloorPoint, TradeRecord } from './types.js';
 
 export const DAYS_PER_YEAR = 365;
 const DAY_MS = 86_400_000;
@@ -30,46 +30,19 @@ function dayStart(ms: number): number {
 
 /** Pnl per UTC day from the equity samples (days without samples are left out). */
 export function dailyPnlFromEquity(initialBalance: Decimal, equity: EquitySeries): DailyPnl[] {
-  const tally = tallyOf(equity, initialBalance);
-  if (tally !== undefined) {
-    let start = initialBalance;
-    return tally.days.days.map((d) => {
-      const end = fp9Decimal(d.close);
-      const day = { day: utcDay(d.day * DAY_MS), startEquity: start, endEquity: end, pnl: end.minus(start) };
-      start = end;
-      return day;
-    });
-  }
-  const out: DailyPnl[] = [];
   let start = initialBalance;
-  let day: number | undefined;
-  // The day's last sample: its Decimal is built once a day, not once a sample.
-  let last: bigint | undefined;
-  const close = (d: number): void => {
-    const end = last === undefined ? start : fp9Decimal(last);
-    out.push({ day: utcDay(d * DAY_MS), startEquity: start, endEquity: end, pnl: end.minus(start) });
+  return equityTally(equity, initialBalance).days.days.map((d) => {
+    const end = fp9Decimal(d.close);
+    const day = { day: utcDay(d.day * DAY_MS), startEquity: start, endEquity: end, pnl: end.minus(start) };
     start = end;
-  };
-  forEachEquityRaw(equity, (time, raw) => {
-    const d = Math.floor(time / DAY_MS);
-    if (d !== day) {
-      if (day !== undefined) close(day);
-      day = d;
-    }
-    last = raw;
+    return day;
   });
-  if (day !== undefined) close(day);
-  return out;
 }
 
 export type { Drawdown } from './equity-tally.js';
 
 export function maxDrawdown(initialBalance: Decimal, equity: EquitySeries): Drawdown {
-  const tally = tallyOf(equity, initialBalance);
-  if (tally !== undefined) return tally.drawdown.best;
-  const tracker = new DrawdownTracker(toFp9Raw(initialBalance, 'exact', 'initialBalance'));
-  forEachEquityRaw(equity, (time, e) => tracker.add(time, e));
-  return tracker.best;
+  return equityTally(equity, initialBalance).drawdown.best;
 }
 
 export function dailyReturns(days: readonly DailyPnl[]): Decimal[] {

@@ -21,9 +21,8 @@
  */
 import type { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
-import { fp9Decimal, toFp9Raw } from '../core/fp9.js';
-import { forEachEquityRaw, tallyOf } from './equity-sample.js';
-import { DayTracker } from './equity-tally.js';
+import { fp9Decimal } from '../core/fp9.js';
+import { equityTally } from './equity-sample.js';
 import type { BacktestResult } from './types.js';
 
 const DAY_MS = 86_400_000;
@@ -55,13 +54,7 @@ interface Day {
 
 /** Day-start, low, high and close equity of every UTC day with samples (scanned as fp9 integers). */
 function dailyRanges(result: BacktestResult): Day[] {
-  let days = tallyOf(result.equity, result.initialBalance)?.days.days;
-  if (days === undefined) {
-    const tracker = new DayTracker(toFp9Raw(result.initialBalance, 'exact', 'initialBalance'));
-    forEachEquityRaw(result.equity, (time, e) => tracker.add(time, e));
-    days = tracker.days;
-  }
-  return days.map((d) => ({ day: d.day, start: fp9Decimal(d.start), low: fp9Decimal(d.low), high: fp9Decimal(d.high), close: fp9Decimal(d.close) }));
+  return equityTally(result.equity, result.initialBalance).days.days.map((d) => ({ day: d.day, start: fp9Decimal(d.start), low: fp9Decimal(d.low), high: fp9Decimal(d.high), close: fp9Decimal(d.close) }));
 }
 
 export function computePropOdds(result: BacktestResult): PropOdds {
