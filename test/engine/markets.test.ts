@@ -3,6 +3,7 @@
  * market reads (get with account resolution, list, 404s) and the zero-cost preset.
  */
 import fc from 'fast-check';
+import type { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import { MarketPausedError, NotFoundError } from '../../src/api/errors.js';
 import { SCHEDULE_NONE_AHEAD } from '../../src/api/types.js';
@@ -12,6 +13,50 @@ import { ENGINE_PRESETS, Engine } from '../../src/engine/index.js';
 import { D, HOUR, MIN, T0, rejects } from './helpers.js';
 
 const DAY = 24 * HOUR;
+
+/**
+ * The reference for the change block: the first time and the last price of every minute with a
+ * price, looked up by bisection (the reference must not be the code under test).
+ */
+class MinuteHistory {
+  readonly #at: number[] = [T0];
+  readonly #price: number[] = [100];
+  #minute = Math.floor(T0 / 60_000);
+
+  record(t: number, p: number): void {
+    if (Math.floor(t / 60_000) !== this.#minute) {
+      this.#minute = Math.floor(t / 60_000);
+      this.#at.push(t);
+      this.#price.push(p);
+    } else this.#price[this.#price.length - 1] = p;
+  }
+
+  /** The price of the last minute at or before `t`, as the block shows it ('0' before any). */
+  at(t: number): string {
+    let lo = 0;
+    let hi = this.#at.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.#at[mid]! <= t) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found < 0 ? '0' : String(this.#price[found]);
+  }
+
+  /** The change block at `t`: 24 h, 4 h and 1 h before. */
+  change(t: number): string[] {
+    return [this.at(t - DAY), this.at(t - 4 * HOUR), this.at(t - HOUR)];
+  }
+}
+
+const changeText = (c: { initialPrice: Decimal; initialPrice4h: Decimal; initialPrice1h: Decimal }): string[] => [
+  c.initialPrice.toString(),
+  c.initialPrice4h.toString(),
+  c.initialPrice1h.toString(),
+];
 
 describe('Market record', () => {
   it('config, state, settings from the crypto preset; index price and block timestamp from the caller', async () => {
@@ -71,35 +116,19 @@ describe('Market record', () => {
         const m = e.addMarket({ baseAsset: 'BTC', price: dec(100) });
         e.addUser('u');
         const reads = e.exchangeFor('u').now;
-        // The reference: the first time and the last price of every minute with a price.
-        const at: number[] = [T0];
-        const price: number[] = [100];
-        let minute = Math.floor(T0 / 60_000);
-        const lookup = (t: number): string => {
-          let found = -1;
-          for (let i = 0; i < at.length && at[i]! <= t; i++) found = i;
-          return found < 0 ? '0' : String(price[found]);
-        };
+        const history = new MinuteHistory();
         let t = T0;
         for (const [gap, p, readTwice] of steps) {
           t += gap;
           e.setIndexPrice(m.id, dec(p), t);
-          if (Math.floor(t / 60_000) !== minute) {
-            minute = Math.floor(t / 60_000);
-            at.push(t);
-            price.push(p);
-          } else price[price.length - 1] = p;
-          const reps = readTwice ? 2 : 1;
-          for (let r = 0; r < reps; r++) {
-            const got = reads.getMarket(m.id).change;
-            expect([got.initialPrice.toString(), got.initialPrice4h.toString(), got.initialPrice1h.toString()]).toEqual([lookup(t - DAY), lookup(t - 4 * HOUR), lookup(t - HOUR)]);
-          }
+          history.record(t, p);
+          for (let r = 0; r < (readTwice ? 2 : 1); r++) expect(changeText(reads.getMarket(m.id).change)).toEqual(history.change(t));
         }
       }),
       { numRuns: 60 },
     );
   });
-  it('change reads as plain values when copied or serialised, one Decimal per price', () => {
+  it('change is a frozen plain block: a copy or JSON gives its prices', () => {
     const e = new Engine({ startMs: T0 });
     const m = e.addMarket({ baseAsset: 'BTC', price: dec(100) });
     e.addUser('u');
@@ -118,34 +147,15 @@ describe('Market record', () => {
     const m = e.addMarket({ baseAsset: 'BTC', price: dec(100) });
     e.addUser('u');
     const reads = e.exchangeFor('u').now;
-    const at: number[] = [T0];
-    const price: number[] = [100];
-    // The last index at or before t, by bisection: the reference must not be the code under test.
-    const lookup = (t: number): string => {
-      let lo = 0;
-      let hi = at.length - 1;
-      let found = -1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        if (at[mid]! <= t) {
-          found = mid;
-          lo = mid + 1;
-        } else hi = mid - 1;
-      }
-      return found < 0 ? '0' : String(price[found]);
-    };
+    const history = new MinuteHistory();
     let checked = 0;
     for (let k = 1; k <= 4_600; k++) {
       // Two prices a minute, the second 40 s in: the 24 h lookup crosses history times between them.
       for (const [offset, p] of [[0, 100 + (k % 97)], [40_000, 300 + (k % 89)]] as const) {
         const t = T0 + k * MIN + offset;
         e.setIndexPrice(m.id, dec(p), t);
-        if (offset === 0) {
-          at.push(t);
-          price.push(p);
-        } else price[price.length - 1] = p;
-        const got = reads.getMarket(m.id).change;
-        expect([got.initialPrice.toString(), got.initialPrice4h.toString(), got.initialPrice1h.toString()]).toEqual([lookup(t - DAY), lookup(t - 4 * HOUR), lookup(t - HOUR)]);
+        history.record(t, p);
+        expect(changeText(reads.getMarket(m.id).change)).toEqual(history.change(t));
         checked += 1;
       }
     }
