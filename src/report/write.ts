@@ -59,8 +59,9 @@ async function writeReportJson(file: string, report: object, equity: EquitySerie
         const parts: string[] = [];
         for (let j = i; j < Math.min(i + CHUNK, equity.length); j++) {
           // The columns' own reads where the series has them: no sample object a minute of the run.
-          const time = columns ? columns.timeAt(j) : equity.at(j)!.time;
-          const text = columns ? fp9Text(columns.rawAt(j)) : equityText(equity.at(j)!);
+          const sample = columns ? undefined : equity.at(j)!;
+          const time = sample ? sample.time : columns!.timeAt(j);
+          const text = sample ? equityText(sample) : fp9Text(columns!.rawAt(j));
           parts.push(`    {\n      "time": ${JSON.stringify(time)},\n      "equity": ${JSON.stringify(text)}\n    }`);
         }
         await handle.write(parts.join(',\n') + (i + CHUNK < equity.length ? ',\n' : '\n'));

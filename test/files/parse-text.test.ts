@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
-import { ohlcFault, plainFp9Price } from '../../src/feed/files/layouts.js';
+import { candleFromFields, ohlcFault, plainFp9Price, readAnyEpoch } from '../../src/feed/files/layouts.js';
 import { comparePlain, fp9Price, isPositive, parseDecimalText, parseEpochText, parseUtcDateText } from '../../src/feed/files/parse-text.js';
 
 describe('field parsers', () => {
@@ -77,5 +77,15 @@ describe('ohlcFault: the candle price checks', () => {
     expect(ohlcFault('999999.999999999', '999999.999999999', '999999.999999998', '999999.999999999')).toBeUndefined();
     expect(ohlcFault('9007199.254740993', '9007199.254740993', '9007199.254740992', '9007199.254740993')).toBeUndefined();
     expect(ohlcFault('9007199.254740993', '9007199.254740992', '9007199.254740992', '9007199.254740992')?.reason).toBe('ohlc');
+  });
+});
+
+describe('candleFromFields: prices the general path rewrites', () => {
+  it('compares a rewritten price by its new text: leading zeros, a sign, more than 9 places', () => {
+    const row = (o: string, h: string, l: string, c: string) => candleFromFields('1618951320000', readAnyEpoch, o, h, l, c, undefined);
+    expect(row('+100', '100.0000000004', '99', '100')).toMatchObject({ ok: true, open: '100', high: '100', rounded: true });
+    expect(row('00101', '100.9999999999', '99', '100')).toMatchObject({ ok: true, open: '101', high: '101' });
+    expect(row('00102', '101.00000000001', '99', '100')).toMatchObject({ reason: 'ohlc' });
+    expect(row('0102.5', '102.4', '99', '100')).toMatchObject({ reason: 'ohlc' });
   });
 });

@@ -72,12 +72,13 @@ const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 
 /** The reason a candle's prices are inconsistent, or undefined. */
 export function ohlcFault(open: string, high: string, low: string, close: string): RowFault | undefined {
+  return ohlcFaultOf(open, high, low, close, [fp9Digits(open), fp9Digits(high), fp9Digits(low), fp9Digits(close)]);
+}
+
+/** `ohlcFault` given the prices' `fp9Digits`, read once per column. */
+function ohlcFaultOf(open: string, high: string, low: string, close: string, [o, h, l, c]: readonly number[]): RowFault | undefined {
   // Most rows: four short plain prices, compared as the exact integers of their digits.
-  const o = fp9Digits(open);
-  const h = fp9Digits(high);
-  const l = fp9Digits(low);
-  const c = fp9Digits(close);
-  if (Number.isFinite(o + h + l + c) && h >= o && h >= c && l <= o && l <= c) return undefined;
+  if (Number.isFinite(o! + h! + l! + c!) && h! >= o! && h! >= c! && l! <= o! && l! <= c!) return undefined;
   if (comparePlain(high, open) < 0 || comparePlain(high, close) < 0 || comparePlain(high, low) < 0) {
     return fault('ohlc', `high ${high} is below open, close or low`);
   }
@@ -103,13 +104,15 @@ export function candleFromFields(
     const when = Math.abs(time) <= 8.64e15 ? new Date(time).toISOString() : 'beyond any date';
     return fault('timestamp', `time ${show(timeText)}${as} is ${when}, outside 1970–2099`);
   }
-  const open = priceField('open', openText);
+  // Each column's digits read once, for the plain-price test and the OHLC comparison.
+  const digits = [fp9Digits(openText), fp9Digits(highText), fp9Digits(lowText), fp9Digits(closeText)];
+  const open = priceField('open', openText, digits[0]!);
   if (typeof open !== 'string') return open;
-  const high = priceField('high', highText);
+  const high = priceField('high', highText, digits[1]!);
   if (typeof high !== 'string') return high;
-  const low = priceField('low', lowText);
+  const low = priceField('low', lowText, digits[2]!);
   if (typeof low !== 'string') return low;
-  const close = priceField('close', closeText);
+  const close = priceField('close', closeText, digits[3]!);
   if (typeof close !== 'string') return close;
   const rounded = open !== openText || high !== highText || low !== lowText || close !== closeText ? wasRounded(openText, highText, lowText, closeText) : false;
   let volume: string | null = null;
@@ -118,14 +121,16 @@ export function candleFromFields(
     if (v === undefined) return fault('volume', `volume ${show(volumeText)} is not a non-negative decimal`);
     volume = v;
   }
-  const bad = ohlcFault(open, high, low, close);
+  // A column the general path rewrote has the same value (a leading zero or sign dropped), or had
+  // more than 9 places and so no digits (NaN, and the texts decide).
+  const bad = ohlcFaultOf(open, high, low, close, digits);
   if (bad) return bad;
   return { ok: true, time, open, high, low, close, volume, unit, ...(rounded ? { rounded } : {}) };
 }
 
-/** A price column as a plain fp9 decimal string, or the fault of the row. */
-function priceField(name: string, text: string): string | RowFault {
-  if (plainFp9Price(text)) return text;
+/** A price column as a plain fp9 decimal string, or the fault of the row; `digits` is its `fp9Digits`. */
+function priceField(name: string, text: string, digits: number): string | RowFault {
+  if (plainFp9Price(text, digits)) return text;
   const p = parseDecimalText(text);
   if (p === undefined || !isPositive(p)) return fault('price', `${name} ${show(text)} is not a positive decimal`);
   const checked = fp9Price(p);
@@ -134,26 +139,16 @@ function priceField(name: string, text: string): string | RowFault {
 }
 
 /**
- * What nearly every price column holds, told in one pass over its characters: a plain decimal
- * (`0` or no leading zero, at most one dot with 1 to 9 digits after it) above zero, with at most 9
- * integer digits (so below `FP9_MAX_PRICE`). The general path would keep such a text as it is.
+ * What nearly every price column holds: a plain decimal (`fp9Digits` reads it: at most one dot with 1
+ * to 9 digits after it) above zero, with no leading zero but a lone `0.` and at most 9 integer digits
+ * (so below `FP9_MAX_PRICE`). The general path would keep such a text as it is.
  */
-export function plainFp9Price(text: string): boolean {
-  const n = text.length;
-  if (n === 0) return false;
-  let dot = -1;
-  let nonZero = false;
-  for (let i = 0; i < n; i += 1) {
-    const c = text.charCodeAt(i);
-    if (c === 0x2e) {
-      if (dot !== -1 || i === 0) return false;
-      dot = i;
-    } else if (c < 0x30 || c > 0x39) return false;
-    else if (c !== 0x30) nonZero = true;
-  }
-  const intDigits = dot === -1 ? n : dot;
-  if (!nonZero || intDigits > 9 || (intDigits > 1 && text.charCodeAt(0) === 0x30)) return false;
-  return dot === -1 || (n - dot - 1 >= 1 && n - dot - 1 <= 9);
+export function plainFp9Price(text: string, digits: number = fp9Digits(text)): boolean {
+  // NaN (not plain) and 0 fail; Infinity (over 15 digits, no leading zero) is above zero.
+  if (!(digits > 0)) return false;
+  const dot = text.indexOf('.');
+  const intDigits = dot === -1 ? text.length : dot;
+  return intDigits <= 9 && !(intDigits > 1 && text.charCodeAt(0) === 0x30);
 }
 
 /** Whether one of the prices (already known good) had more than 9 decimals. */
