@@ -4,7 +4,7 @@
  * subscribe to exactly the stream types they get live. Pushing is synchronous: when `pushMarket`
  * returns, every subscriber (and every candle builder behind it) has seen the snapshot.
  */
-import { Observable, Subject } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
 import type {
   AccountEventsSnapshot,
   MarketFeed,
@@ -14,24 +14,40 @@ import type {
   RiskSnapshot,
 } from './types.js';
 
-/** A subject that hands its latest value to each new subscriber, without ReplaySubject's bookkeeping. */
+/**
+ * A subject that hands its latest value to each new subscriber. It calls its subscribers directly: a
+ * backtest pushes a snapshot on every price step, and rxjs's Subject spends more on each push (its
+ * error-context wrapper, a copy of the observer list) than a step's candle builder does. The list is
+ * replaced, never changed in place, on (un)subscribe, so a push goes to the subscribers it started
+ * with, as with a Subject; a throwing handler is reported by the subscriber, as with a Subject.
+ */
 class LatestChannel<T> {
-  readonly #subject = new Subject<T>();
+  #subscribers: readonly Subscriber<T>[] = [];
   #has = false;
   #last: T | undefined;
+  #completed = false;
   readonly stream: Observable<T>;
 
   constructor() {
     this.stream = new Observable<T>((subscriber) => {
       if (this.#has) subscriber.next(this.#last as T);
-      return this.#subject.subscribe(subscriber);
+      if (this.#completed) {
+        subscriber.complete();
+        return undefined;
+      }
+      this.#subscribers = [...this.#subscribers, subscriber];
+      return () => {
+        this.#subscribers = this.#subscribers.filter((s) => s !== subscriber);
+      };
     });
   }
 
   next(value: T): void {
+    if (this.#completed) return;
     this.#last = value;
     this.#has = true;
-    this.#subject.next(value);
+    const subscribers = this.#subscribers;
+    for (let i = 0; i < subscribers.length; i += 1) subscribers[i]!.next(value);
   }
 
   latest(): T | undefined {
@@ -39,7 +55,11 @@ class LatestChannel<T> {
   }
 
   complete(): void {
-    this.#subject.complete();
+    if (this.#completed) return;
+    this.#completed = true;
+    const subscribers = this.#subscribers;
+    this.#subscribers = [];
+    for (const s of subscribers) s.complete();
   }
 }
 

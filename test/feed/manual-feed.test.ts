@@ -28,6 +28,32 @@ describe('ManualFeed', () => {
     expect(feed.latestMarket('BTC')).toBe(s1);
   });
 
+  it('pushes to the subscribers a push started with, as a Subject does, and stops with an unsubscribe', () => {
+    const feed = new ManualFeed();
+    const seen: string[] = [];
+    const s1 = marketSnapshot(makeMarket('BTC', '1'), T0);
+    const s2 = marketSnapshot(makeMarket('BTC', '2'), T0 + 1);
+    const s3 = marketSnapshot(makeMarket('BTC', '3'), T0 + 2);
+    let second: { unsubscribe(): void } | undefined;
+    const first = feed.market$('BTC').subscribe((s) => {
+      seen.push(`a${s.price.toString()}`);
+      // subscribing inside a push: the newcomer gets this snapshot as its latest, not the push a second time
+      second ??= feed.market$('BTC').subscribe((t) => seen.push(`b${t.price.toString()}`));
+    });
+    const third = feed.market$('BTC').subscribe((s) => {
+      seen.push(`c${s.price.toString()}`);
+      // unsubscribing inside a push: the rest of this push still goes out, the next does not reach it
+      if (s.price.toString() === '2') first.unsubscribe();
+    });
+    feed.pushMarket(s1);
+    feed.pushMarket(s2);
+    feed.pushMarket(s3);
+    second!.unsubscribe();
+    third.unsubscribe();
+    feed.pushMarket(marketSnapshot(makeMarket('BTC', '4'), T0 + 3));
+    expect(seen).toEqual(['a1', 'b1', 'c1', 'a2', 'c2', 'b2', 'c3', 'b3']);
+  });
+
   it('keys risk by account, positions by account and asset, orders by account', () => {
     const feed = new ManualFeed();
     const risk: RiskSnapshot[] = [];
