@@ -7,6 +7,7 @@ import { Dec } from '../../src/core/decimal.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { fromFp9Raw, toFp9Raw } from '../../src/core/fp9.js';
 import { ceilDiv, DecMemo, decToRaw, floorDiv, parseRaw, rawHuman, rawToDec } from '../../src/engine/fixed.js';
+import { consistencyRatio } from '../../src/engine/views.js';
 import { fp9Decimal, taggedFp9 } from '../../src/core/fp9.js';
 
 const decimalString = fc
@@ -111,5 +112,36 @@ describe('fp9 integer helpers', () => {
     expect(b).not.toBe(a);
     expect(b.toString()).toBe('60000.5');
     expect(memo.of(60_000_000_000_000n).toString()).toBe('60000');
+  });
+});
+
+describe('consistencyRatio', () => {
+  /** The figure as the risk view used to work it out: Decimal division, then up to 9 places. */
+  const byDivision = (best: bigint, delta: bigint) => rawToDec(best).div(rawToDec(delta)).toDecimalPlaces(9, Dec.ROUND_CEIL);
+  const same = (best: bigint, delta: bigint): void => {
+    const got = consistencyRatio(best, delta);
+    const want = byDivision(best, delta);
+    expect(got.toString()).toBe(want.toString());
+    expect(got.eq(want)).toBe(true);
+    expect(JSON.stringify(got)).toBe(JSON.stringify(want));
+  };
+
+  it('equals the Decimal division rounded up to 9 places, for any best day and profit', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.bigInt({ min: 1n, max: 10n ** 30n }), (best, delta) => same(best, delta)),
+      { numRuns: 3000 },
+    );
+    // exact quotients, one unit past them either way, and a remainder of one
+    for (const [best, delta] of [[0n, 1n], [3n, 3n], [300_000_000_000n, 1_000_000_000_000n], [1n, 3n], [-1n, 3n], [10n ** 20n + 1n, 10n ** 20n], [2n, 10n ** 30n], [-(10n ** 29n), 7n]] as const) same(best, delta);
+  });
+
+  it('keeps the Decimal way where the 60-digit division could round onto a 9-place boundary', () => {
+    // |best/delta| ≈ 1.4·10^41: 60 significant digits reach only the 9th decimal place, so the
+    // division rounds half-even there and the ceiling after it has nothing left to round up.
+    const best = 10n ** 51n + 5n; // ≡ 4 (mod 7): the fraction is 4/7 = 0.571428571|428…, rounded down at the 9th place
+    const delta = 7n;
+    expect(ceilDiv(best * 1_000_000_000n, delta)).not.toBe(decToRaw(byDivision(best, delta)));
+    same(best, delta);
+    same(-best, delta);
   });
 });
