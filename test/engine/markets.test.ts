@@ -21,11 +21,18 @@ const DAY = 24 * HOUR;
 class MinuteHistory {
   readonly #at: number[] = [T0];
   readonly #price: number[] = [100];
-  #minute = Math.floor(T0 / 60_000);
+  readonly #bucket: number;
+  #minute: number;
+
+  /** `bucket`: the engine's sampling step (`limits.equitySampleMs`), a minute by default. */
+  constructor(bucket = 60_000) {
+    this.#bucket = bucket;
+    this.#minute = Math.floor(T0 / bucket);
+  }
 
   record(t: number, p: number): void {
-    if (Math.floor(t / 60_000) !== this.#minute) {
-      this.#minute = Math.floor(t / 60_000);
+    if (Math.floor(t / this.#bucket) !== this.#minute) {
+      this.#minute = Math.floor(t / this.#bucket);
       this.#at.push(t);
       this.#price.push(p);
     } else this.#price[this.#price.length - 1] = p;
@@ -127,6 +134,20 @@ describe('Market record', () => {
       }),
       { numRuns: 60 },
     );
+  });
+  it('change with a sampling step longer than an hour: the 1 h lookup reads the entry every price rewrites', () => {
+    const step = 2 * HOUR;
+    const e = new Engine({ startMs: T0, presets: { limits: { equitySampleMs: step } } });
+    const m = e.addMarket({ baseAsset: 'BTC', price: dec(100) });
+    e.addUser('u');
+    const reads = e.exchangeFor('u').now;
+    const history = new MinuteHistory(step);
+    for (let k = 1; k <= 40; k++) {
+      const t = T0 + k * 10 * MIN;
+      e.setIndexPrice(m.id, dec(100 + k), t);
+      history.record(t, 100 + k);
+      expect(changeText(reads.getMarket(m.id).change)).toEqual(history.change(t));
+    }
   });
   it('change is a frozen plain block: a copy or JSON gives its prices', () => {
     const e = new Engine({ startMs: T0 });
