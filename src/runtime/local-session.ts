@@ -131,6 +131,11 @@ const USER = 'paper-trader';
 const DAY_MS = 86_400_000;
 const ACCOUNT = '00000000-0000-4000-8000-00000000a001';
 
+/** What a replay step publishes (one object each, not one per step). */
+const EVERYTHING: PublishSelection = Object.freeze({});
+const RISK_AND_MARKETS: PublishSelection = Object.freeze({ books: false });
+const MARKETS_ONLY: PublishSelection = Object.freeze({ accounts: false });
+
 export class LocalSession {
   readonly engine: Engine;
   readonly clock: VirtualClock;
@@ -415,7 +420,7 @@ export class LocalSession {
       const accounts = books || open.size > 0 || today !== day;
       day = today;
       this.#dirty = false;
-      const published = this.#publish({ accounts, books });
+      const published = this.#publish(books ? EVERYTHING : accounts ? RISK_AND_MARKETS : MARKETS_ONLY);
       if (published !== undefined || this.pipeline.busy) return this.#settle(published, step, hooks);
       hooks.afterStep?.(step);
       this.#candles.check();
