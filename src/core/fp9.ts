@@ -69,6 +69,17 @@ export function fp9Text(raw: bigint): string {
   return `${neg ? '-' : ''}${abs / FP9_SCALE}${frac ? `.${frac}` : ''}`;
 }
 
+/**
+ * The double nearest an fp9 integer's value, as `Number(fp9Text(raw))` reads it (for charts). Below
+ * 2^53 both the integer and 10^9 are exact doubles and IEEE division rounds their quotient once, to the
+ * nearest double, as the text's parse does; larger values go through the text.
+ */
+export function fp9Number(raw: bigint): number {
+  if (raw <= MAX_SAFE_RAW && raw >= -MAX_SAFE_RAW) return Number(raw) / 1e9;
+  return Number(fp9Text(raw));
+}
+const MAX_SAFE_RAW = BigInt(Number.MAX_SAFE_INTEGER);
+
 const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
 
 /**

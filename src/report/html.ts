@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Decimal } from 'decimal.js';
 import type { ChallengeOutcome } from './challenge.js';
 import { forEachEquityRaw } from './equity-sample.js';
-import { fp9Text } from '../core/fp9.js';
+import { fp9Number } from '../core/fp9.js';
 import { downsampleCandles, MinMaxLine, StepLine, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
 import { reportFigures, type ReportFigures } from './figures.js';
 import { eachFloorFromEquity, tradeNet, type ReportMetrics } from './metrics.js';
@@ -189,7 +189,7 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
   // the drawdown hangs below zero so its bottom is the trough
   let peak = num(result.initialBalance);
   forEachEquityRaw(result.equity, (time, raw) => {
-    const e = Number(fp9Text(raw));
+    const e = fp9Number(raw);
     equity.add(time, e);
     // plotted only (pixels): the drawdown figures of the report come from the Decimal path
     if (e > peak) peak = e;

@@ -10,6 +10,8 @@ import {
   decLess,
   decodeFp9,
   encodeFp9,
+  fp9Number,
+  fp9Text,
   fromFp9Raw,
   parseFp9Raw,
   roundFp9,
@@ -233,5 +235,20 @@ describe('decGreater / decLess', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('fp9Number', () => {
+  it('is the double the fp9 text parses to, below 2^53 by one division and beyond it through the text', () => {
+    const near = fc.bigInt({ min: -(2n ** 53n) - 5n, max: 2n ** 53n + 5n });
+    fc.assert(
+      fc.property(fc.oneof(raw, near, fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n })), (r) => {
+        expect(Object.is(fp9Number(r), Number(fp9Text(r)))).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+    for (const r of [0n, 1n, -1n, 999_999_999n, 1_000_000_001n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) - 1n, 60_123_456_789_012n]) {
+      expect(fp9Number(r)).toBe(Number(fp9Text(r)));
+    }
   });
 });
