@@ -13,7 +13,7 @@ import type {
 } from '../api/types.js';
 import type { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
-import { fp9Decimal, taggedFp9 } from '../core/fp9.js';
+import { fp9Decimal } from '../core/fp9.js';
 import { ceilDiv, DecMemo, rawToDec, S as FP9 } from './fixed.js';
 import type { AccountEventRec, AccountRt, MarketRt, OrderRt, PositionRt, PositionSnap } from './state.js';
 
@@ -353,11 +353,8 @@ interface MarketMemo {
   depthShort: DecMemo;
   coefLong: DecMemo;
   coefShort: DecMemo;
-  /**
-   * The reference prices' Decimals by history entry time. The 1h lookup reads an entry that the 4h and
-   * 24h lookups read again hours later, so each entry's price becomes a Decimal once, not three times.
-   */
-  changePrices: Map<number, Decimal>;
+  /** The 24h, 1h and 4h reference prices: each a new Decimal only when it moves (once a minute at most). */
+  changePrices: readonly [DecMemo, DecMemo, DecMemo];
   /** The `change` block, good while `now` is inside [changeFrom, changeUntil) and no entry it read was pruned. */
   change: Market['change'] | undefined;
   /** The oldest history time the block read (+∞ when it read none). */
@@ -379,7 +376,7 @@ function marketMemo(m: MarketRt): MarketMemo {
       depthShort: new DecMemo(),
       coefLong: new DecMemo(),
       coefShort: new DecMemo(),
-      changePrices: new Map(),
+      changePrices: [new DecMemo(), new DecMemo(), new DecMemo()],
       change: undefined,
       changeOldest: Number.POSITIVE_INFINITY,
       changeFrom: 0,
@@ -399,6 +396,9 @@ const CHANGE_AGES = [86_400_000, 3_600_000, 14_400_000] as const;
  * of its minute). So the block is kept while `now` is inside the span every lookup holds for, unless
  * an entry it read was pruned; a lookup that lands on the last entry is not kept. It is worked out
  * again when a lookup moves to the next entry (once a minute on 1-minute data), not on every read.
+ * Each age keeps its last Decimal (a DecMemo): one held by entry instead, read again hours later by
+ * the longer ages, lives long enough to reach the old generation and costs the collector more than
+ * making it anew.
  */
 function changeOf(m: MarketRt, memo: MarketMemo, now: number): Market['change'] {
   const n = m.histAt.length;
@@ -408,60 +408,24 @@ function changeOf(m: MarketRt, memo: MarketMemo, now: number): Market['change'] 
   let from = Number.NEGATIVE_INFINITY;
   let until = Number.POSITIVE_INFINITY;
   let oldest = Number.POSITIVE_INFINITY;
-  let day = ZERO_DEC;
-  let hour = ZERO_DEC;
-  let four = ZERO_DEC;
-  for (let k = 0; k < 3; k += 1) {
-    const age = CHANGE_AGES[k]!;
+  const prices: bigint[] = [];
+  for (const age of CHANGE_AGES) {
     const i = historyIndex(m, now - age);
+    prices.push(i < 0 ? 0n : m.histPrice[i]!);
     if (i >= 0) {
-      const price = historyDecimal(memo, m, i);
-      if (k === 0) day = price;
-      else if (k === 1) hour = price;
-      else four = price;
       from = Math.max(from, m.histAt[i]! + age);
       oldest = Math.min(oldest, m.histAt[i]!);
     }
     if (i === n - 1 && i >= 0) until = Number.NEGATIVE_INFINITY;
     else until = Math.min(until, m.histAt[i + 1]! + age);
   }
-  const change = Object.freeze({ initialPrice: day, initialPrice1h: hour, initialPrice4h: four });
+  const [day, hour, four] = memo.changePrices;
+  const change = Object.freeze({ initialPrice: day.of(prices[0]!), initialPrice1h: hour.of(prices[1]!), initialPrice4h: four.of(prices[2]!) });
   memo.change = change;
   memo.changeOldest = oldest;
   memo.changeFrom = from;
   memo.changeUntil = until;
   return change;
-}
-
-/**
- * Past this many, the entries the history has pruned are dropped (it holds at most ~4,000 entries,
- * pruned to 25 hours), so a long run keeps only what a lookup can still read.
- */
-const CHANGE_PRICES_MAX = 8192;
-
-/**
- * The Decimal of history entry `i`, made once while its price stands. Only the last entry is
- * rewritten, and a lookup an hour back reaches it only when the sampling step (`equitySampleMs`) is
- * longer than an hour; the fp9 tag tells whether the kept Decimal is still its price.
- */
-function historyDecimal(memo: MarketMemo, m: MarketRt, i: number): Decimal {
-  const at = m.histAt[i]!;
-  const raw = m.histPrice[i]!;
-  const decs = memo.changePrices;
-  const known = decs.get(at);
-  if (known !== undefined && taggedFp9(known) === raw) return known;
-  if (decs.size >= CHANGE_PRICES_MAX) {
-    // In insertion order, which is time order: the front goes first.
-    const first = m.histAt[0]!;
-    for (const t of decs.keys()) {
-      if (t >= first) break;
-      decs.delete(t);
-    }
-    if (decs.size >= CHANGE_PRICES_MAX) decs.clear();
-  }
-  const dec = fp9Decimal(raw);
-  decs.set(at, dec);
-  return dec;
 }
 
 export function marketView(m: MarketRt, opts: MarketViewOptions): Market {
