@@ -28,6 +28,7 @@ import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type * as Esbuild from 'esbuild';
 import ts from 'typescript';
 import { packageName } from '../src/strategy/plugin-files.js';
@@ -153,8 +154,28 @@ function wrapper(name: string, exports: readonly string[]): string {
   return lines.join('\n') + '\n';
 }
 
+/**
+ * The modules src/index.ts re-exports values from, each an entry of its own (its dist/ wrapper). A
+ * plugin that imports a few names from 'propbot' gets them from these (plugin-direct.ts), so it
+ * initialises the parts that hold them, not the sandbox, the HTTP client and the research tools too.
+ */
+function apiParts(): string[] {
+  const file = ts.createSourceFile('index.ts', readFileSync(path.join(ROOT, 'src/index.ts'), 'utf8'), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const parts = new Set<string>();
+  for (const s of file.statements) {
+    if (!ts.isExportDeclaration(s) || s.isTypeOnly || s.moduleSpecifier === undefined || !ts.isStringLiteral(s.moduleSpecifier)) continue;
+    const clause = s.exportClause;
+    if (clause !== undefined && ts.isNamedExports(clause) && clause.elements.every((e) => e.isTypeOnly)) continue;
+    parts.add(path.posix.normalize(s.moduleSpecifier.text).replace(/\.js$/, ''));
+  }
+  return [...parts];
+}
+const API_PARTS = apiParts();
+/** Which part each name of dist/index.js comes from (plugin-direct.ts reads it); `index` for the rest. */
+const API_PARTS_FILE = path.join(DIST, 'api-parts.json');
+
 const entrySources: Record<string, string> = {};
-for (const e of ENTRIES) entrySources[e] = path.join(DIST, `${e}.js`);
+for (const e of [...ENTRIES, ...API_PARTS]) entrySources[e] = path.join(DIST, `${e}.js`);
 const vendorSources: Record<string, string> = {};
 for (const name of VENDORED) for (const sub of publicSubpaths(name)) vendorSources[`vendor/${sub}`] = sub;
 
@@ -259,6 +280,20 @@ for (const [name, count] of tscClasses) {
   if ((bundleClasses.get(name) ?? 0) < count) throw new Error(`class ${name} was renamed by the bundler: give it a name no other module uses`);
 }
 if (!existsSync(path.join(DIST, 'index.js'))) throw new Error('dist/index.js was not written');
+
+// A name goes to the one part that exports it, if the bundle hands out the very binding dist/index.js
+// does (a renamed or namespace re-export, or a name two parts export, stays with the index).
+const owners = new Map<string, string[]>();
+for (const part of API_PARTS) for (const name of exportsOf.get(part) ?? []) owners.set(name, [...(owners.get(name) ?? []), part]);
+const candidates = Object.fromEntries((exportsOf.get('index') ?? []).map((name) => [name, owners.get(name)?.length === 1 ? owners.get(name)![0]! : 'index']));
+const check = `import { entry } from ${JSON.stringify(pathToFileURL(path.join(DIST, `${LOADER}.js`)).href)};
+const wanted = ${JSON.stringify(candidates)};
+const index = entry('index');
+const out = {};
+for (const [name, part] of Object.entries(wanted)) out[name] = part !== 'index' && entry(part)[name] === index[name] ? part : 'index';
+process.stdout.write(JSON.stringify(out));`;
+const parts = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', check], { encoding: 'utf8' })) as Record<string, string>;
+writeFileSync(API_PARTS_FILE, JSON.stringify(parts, null, 1) + '\n');
 
 // The code cache: a backtest run by the new build, in a process of its own (see the script).
 execFileSync(process.execPath, [path.join(ROOT, 'scripts/code-cache.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });

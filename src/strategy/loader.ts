@@ -151,7 +151,11 @@ function built(): boolean {
  * (scripts/bundle.ts).
  */
 function propbotUrls(): PropbotUrls {
-  return { entry: new URL('../index.js', import.meta.url).href, vendor: new URL('../vendor/', import.meta.url).href };
+  return {
+    entry: new URL('../index.js', import.meta.url).href,
+    vendor: new URL('../vendor/', import.meta.url).href,
+    parts: new URL('../api-parts.json', import.meta.url).href,
+  };
 }
 
 async function importPackage(name: string, cwd: string, where: { file?: string }): Promise<unknown> {
