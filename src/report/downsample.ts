@@ -12,7 +12,7 @@
  * Output values are JS numbers: they are pixels on a chart, never money math.
  */
 import type { Decimal } from 'decimal.js';
-import { fromFp9Raw } from '../core/fp9.js';
+import { fp9Decimal } from '../core/fp9.js';
 import type { PriceCandle } from './types.js';
 
 export type PlotPoint = readonly [time: number, value: number];
@@ -227,10 +227,10 @@ export class StreamingCandles {
   candles(): PriceCandle[] {
     return this.#time.map((time, i) => ({
       time,
-      open: fromFp9Raw(this.#open[i]!),
-      high: fromFp9Raw(this.#high[i]!),
-      low: fromFp9Raw(this.#low[i]!),
-      close: fromFp9Raw(this.#close[i]!),
+      open: fp9Decimal(this.#open[i]!),
+      high: fp9Decimal(this.#high[i]!),
+      low: fp9Decimal(this.#low[i]!),
+      close: fp9Decimal(this.#close[i]!),
     }));
   }
 }

@@ -252,3 +252,20 @@ describe('fp9Number', () => {
     }
   });
 });
+
+describe('fp9Text', () => {
+  it("is Decimal's toFixed of the value, in doubles below 2^53 and in bigints beyond", () => {
+    const near = fc.bigInt({ min: -(2n ** 53n) - 5n, max: 2n ** 53n + 5n });
+    // whole numbers of units and one unit either side of them, up to the largest whole part below 2^53
+    const edges = fc.tuple(fc.bigInt({ min: 0n, max: 9_007_199n }), fc.constantFrom(-1n, 0n, 1n), fc.boolean()).map(([k, d, neg]) => (neg ? -1n : 1n) * (k * 1_000_000_000n + d));
+    fc.assert(
+      fc.property(fc.oneof(raw, near, edges, fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n })), (r) => {
+        expect(fp9Text(r)).toBe(fromFp9Raw(r).toFixed());
+      }),
+      { numRuns: 5000 },
+    );
+    for (const r of [0n, 1n, -1n, 10n, 100_000_000n, 999_999_999n, 1_000_000_000n, -1_000_000_001n, 2n ** 53n - 1n, 2n ** 53n, 9_007_198_999_999_999n, 123_450_000_000n]) {
+      expect(fp9Text(r)).toBe(fromFp9Raw(r).toFixed());
+    }
+  });
+});
