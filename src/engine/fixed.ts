@@ -4,6 +4,7 @@
  * reads out), converted here.
  */
 import type { Decimal } from 'decimal.js';
+import { Dec } from '../core/decimal.js';
 import { ConfigError } from '../core/errors.js';
 import { FP9_SCALE, fp9Decimal, fp9Text } from '../core/fp9.js';
 
@@ -23,6 +24,41 @@ export function ceilDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
   if ((a < 0n) !== (b < 0n)) return q;
   return q * b === a ? q : q + 1n;
+}
+
+/** a / b rounded half to even (b ≠ 0). */
+function halfEvenDiv(a: bigint, b: bigint): bigint {
+  const n = b < 0n ? -a : a;
+  const d = b < 0n ? -b : b;
+  const q = floorDiv(n, d);
+  const twice = 2n * (n - q * d);
+  if (twice > d || (twice === d && (q & 1n) !== 0n)) return q + 1n;
+  return q;
+}
+
+/** How a quotient is rounded to 9 places: toward +∞, toward zero, or half to even. */
+export type QuotientRounding = 'ceil' | 'down' | 'half-even';
+const DEC_ROUNDING = { ceil: Dec.ROUND_CEIL, down: Dec.ROUND_DOWN, 'half-even': Dec.ROUND_HALF_EVEN } as const;
+/** Numerators (fp9 units) from this size on are divided as Decimals (see fp9Quotient). */
+const EXACT_QUOTIENT_BOUND = 10n ** 50n;
+const NEGATIVE_ZERO = new Dec(-0);
+
+/**
+ * The fp9 values num / den as `Dec` division (60 significant digits, half-even) and then
+ * toDecimalPlaces(9, rounding) give it, but by integer division of num·10⁹ by den: no Decimal
+ * arithmetic in the views read at every fill or price step. The two agree unless the 60-digit
+ * rounding moves the quotient q = num·10⁹/den (in fp9 units) onto or across the point where the
+ * 9-place rounding decides: a whole number (ceil, down) or a half (half-even). Unless q is exactly
+ * on it, q is at least 1/(2|den|) away from it, and the 60-digit rounding moves it by at most
+ * |q|·5·10⁻⁶⁰ = |num|·5·10⁻⁵¹/|den|: so they agree for |num| < 10⁵⁰ fp9 units. Larger numerators are
+ * divided as Decimals. A negative quotient rounded to zero is Decimal's −0, which prints as `-0`.
+ */
+export function fp9Quotient(num: bigint, den: bigint, rounding: QuotientRounding): Decimal {
+  if (num >= EXACT_QUOTIENT_BOUND || num <= -EXACT_QUOTIENT_BOUND) return rawToDec(num).div(rawToDec(den)).toDecimalPlaces(9, DEC_ROUNDING[rounding]);
+  const n = num * S;
+  const q = rounding === 'ceil' ? ceilDiv(n, den) : rounding === 'down' ? n / den : halfEvenDiv(n, den);
+  const negative = num < 0n !== den < 0n;
+  return q === 0n && negative ? NEGATIVE_ZERO : fp9Decimal(q);
 }
 
 export const mulFloor = (a: bigint, b: bigint): bigint => floorDiv(a * b, S);

@@ -13,8 +13,7 @@ import type {
 } from '../api/types.js';
 import type { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
-import { fp9Decimal } from '../core/fp9.js';
-import { ceilDiv, DecMemo, rawToDec, S as FP9 } from './fixed.js';
+import { DecMemo, fp9Quotient, rawToDec } from './fixed.js';
 import type { AccountEventRec, AccountRt, MarketRt, OrderRt, PositionRt, PositionSnap } from './state.js';
 
 const ONE_DEC = new Dec(1);
@@ -63,7 +62,7 @@ export function orderView(o: OrderRt): Order {
 }
 
 function positionFrom(p: PositionRt, s: PositionSnap): Position {
-  const roe = s.marginPutUp > 0n ? rawToDec(s.pnl).div(rawToDec(s.marginPutUp)).toDecimalPlaces(9, Dec.ROUND_DOWN) : ZERO_DEC;
+  const roe = s.marginPutUp > 0n ? fp9Quotient(s.pnl, s.marginPutUp, 'down') : ZERO_DEC;
   return {
     idx: p.id,
     txId: p.id,
@@ -211,7 +210,7 @@ export function riskStatusView(a: AccountRt): RiskStatus {
   let met: boolean | null = null;
   if (a.periodStartEquity !== null && equity - a.periodStartEquity > 0n) {
     const best = a.maxPeriodDelta ?? 0n;
-    const r = consistencyRatio(best, equity - a.periodStartEquity);
+    const r = fp9Quotient(best, equity - a.periodStartEquity, 'ceil');
     ratio = r;
     met = r.lte(limit);
   }
@@ -232,28 +231,6 @@ export function riskStatusView(a: AccountRt): RiskStatus {
     payoutBaselineBalance: memo.baseline.of(a.payoutBaseline),
     isPayoutBaselineRequirementMet: equity > a.payoutBaseline,
   };
-}
-
-/** Beyond this size of the best day (fp9 units) the ratio is worked out by Decimal division. */
-const EXACT_RATIO_BOUND = 10n ** 50n;
-const NEGATIVE_ZERO = new Dec(-0);
-
-/**
- * The consistency ratio best / delta (delta > 0) as `Dec` division (60 significant digits, half-even)
- * rounded up to 9 places gives it, which the API's figure is; in integers, ⌈best·10⁹ / delta⌉ fp9 units,
- * with no Decimal division on a read made at every price step while the account is up. The two agree
- * unless the division's rounding drops a nonzero remainder and lands on a 9-place boundary. The
- * dropped part of best/delta beyond the 9th place is at least 10⁻⁹/delta, and the 60-digit rounding
- * moves it by at most |best/delta|·5·10⁻⁶⁰, so that needs |best| ≥ 2·10⁵⁰ fp9 units: below the bound
- * the integer way is exact, above it the Decimal way is kept.
- */
-export function consistencyRatio(best: bigint, delta: bigint): Decimal {
-  if (best < EXACT_RATIO_BOUND && best > -EXACT_RATIO_BOUND) {
-    const q = ceilDiv(best * FP9, delta);
-    // Decimal keeps the sign of a negative quotient rounded up to zero (a losing best day), and prints it
-    return q === 0n && best < 0n ? NEGATIVE_ZERO : fp9Decimal(q);
-  }
-  return rawToDec(best).div(rawToDec(delta)).toDecimalPlaces(9, Dec.ROUND_CEIL);
 }
 
 /** Index of the last history entry at or before `t`; -1 when none. */

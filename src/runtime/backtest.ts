@@ -6,7 +6,8 @@
 import type { Decimal } from 'decimal.js';
 import type { PositionEvent } from '../api/types.js';
 import { Dec, ZERO } from '../core/decimal.js';
-import { roundFp9, toFp9Raw } from '../core/fp9.js';
+import { roundFp9, taggedFp9, toFp9Raw } from '../core/fp9.js';
+import { fp9Quotient } from '../engine/fixed.js';
 import { StreamingCandles } from '../report/downsample.js';
 import { Fp9EquitySample, Fp9EquitySeries } from '../report/equity-sample.js';
 import { ENGINE_PRESETS, mergePresets, type EnginePresets } from '../engine/index.js';
@@ -71,6 +72,16 @@ interface OpenTrade {
   closeReason: string | null;
   /** The fill that closed it, to attribute once the run is over. */
   closedBy: number | null;
+}
+
+/**
+ * quote / base rounded half-even to 9 places: by integer division when both are the engine's fp9
+ * Decimals (fp9Quotient, the same figure), else by Decimal division.
+ */
+function priceOf(quote: Decimal, base: Decimal): Decimal {
+  const q = taggedFp9(quote);
+  const b = taggedFp9(base);
+  return q !== undefined && b !== undefined ? fp9Quotient(q, b, 'half-even') : roundFp9(quote.div(base), 'half-even');
 }
 
 const FILL_EVENTS = new Set(['increasePosition', 'closePosition', 'liquidate', 'forceClose']);
@@ -156,7 +167,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     }
     if (!FILL_EVENTS.has(p.eventName)) return;
     // Execution price as the chart events define it (quote over base), to fp9 like every wire price.
-    const price = p.exchangedBase.isZero() ? ZERO : roundFp9(p.exchangedQuote.div(p.exchangedBase), 'half-even');
+    const price = p.exchangedBase.isZero() ? ZERO : priceOf(p.exchangedQuote, p.exchangedBase);
     const closing = p.eventName !== 'increasePosition';
     trade.fees = trade.fees.plus(p.feeInEvent);
     if (closing) {
@@ -164,7 +175,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
       trade.exitPrice = price;
     } else {
       if (p.size.gt(trade.size)) trade.size = p.size;
-      trade.entryPrice = p.size.isZero() ? price : roundFp9(p.notional.div(p.size), 'half-even');
+      trade.entryPrice = p.size.isZero() ? price : priceOf(p.notional, p.size);
     }
     if (p.status !== 'opened') {
       trade.closedAt = at;

@@ -6,8 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { ConfigError } from '../../src/core/errors.js';
 import { fromFp9Raw, toFp9Raw } from '../../src/core/fp9.js';
-import { ceilDiv, DecMemo, decToRaw, floorDiv, parseRaw, rawHuman, rawToDec } from '../../src/engine/fixed.js';
-import { consistencyRatio } from '../../src/engine/views.js';
+import { ceilDiv, DecMemo, decToRaw, floorDiv, fp9Quotient, parseRaw, rawHuman, rawToDec, type QuotientRounding } from '../../src/engine/fixed.js';
 import { fp9Decimal, taggedFp9 } from '../../src/core/fp9.js';
 
 const decimalString = fc
@@ -115,33 +114,38 @@ describe('fp9 integer helpers', () => {
   });
 });
 
-describe('consistencyRatio', () => {
-  /** The figure as the risk view used to work it out: Decimal division, then up to 9 places. */
-  const byDivision = (best: bigint, delta: bigint) => rawToDec(best).div(rawToDec(delta)).toDecimalPlaces(9, Dec.ROUND_CEIL);
-  const same = (best: bigint, delta: bigint): void => {
-    const got = consistencyRatio(best, delta);
-    const want = byDivision(best, delta);
-    expect(got.toString()).toBe(want.toString());
-    expect(got.eq(want)).toBe(true);
-    expect(JSON.stringify(got)).toBe(JSON.stringify(want));
+describe('fp9Quotient', () => {
+  const MODES = { ceil: Dec.ROUND_CEIL, down: Dec.ROUND_DOWN, 'half-even': Dec.ROUND_HALF_EVEN } as const;
+  /** The figure as the views used to work it out: Decimal division, then to 9 places. */
+  const byDivision = (num: bigint, den: bigint, mode: QuotientRounding) => rawToDec(num).div(rawToDec(den)).toDecimalPlaces(9, MODES[mode]);
+  const same = (num: bigint, den: bigint, mode: QuotientRounding): void => {
+    const got = fp9Quotient(num, den, mode);
+    const want = byDivision(num, den, mode);
+    expect({ num, den, mode, text: got.toString(), json: JSON.stringify(got) }).toEqual({ num, den, mode, text: want.toString(), json: JSON.stringify(want) });
   };
+  const mode = fc.constantFrom<QuotientRounding>('ceil', 'down', 'half-even');
+  const nonZero = fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).filter((d) => d !== 0n);
 
-  it('equals the Decimal division rounded up to 9 places, for any best day and profit', () => {
+  it('equals the Decimal division rounded to 9 places, for any numerator, denominator and rounding', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.bigInt({ min: 1n, max: 10n ** 30n }), (best, delta) => same(best, delta)),
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), nonZero, mode, (num, den, m) => same(num, den, m)),
       { numRuns: 3000 },
     );
-    // exact quotients, one unit past them either way, and a remainder of one
-    for (const [best, delta] of [[0n, 1n], [3n, 3n], [300_000_000_000n, 1_000_000_000_000n], [1n, 3n], [-1n, 3n], [10n ** 20n + 1n, 10n ** 20n], [2n, 10n ** 30n], [-(10n ** 29n), 7n]] as const) same(best, delta);
+    // ties of half-even (den even, a remainder of half of it), exact quotients, a remainder of one,
+    // zero over a negative (Decimal's -0) and a negative quotient rounded to zero
+    const edges: Array<[bigint, bigint]> = [[0n, 1n], [0n, -7n], [3n, 3n], [1n, 2_000_000_000n], [3n, 2_000_000_000n], [5n, -2_000_000_000n], [-1n, 3n], [1n, -3n], [10n ** 20n + 1n, 10n ** 20n], [2n, 10n ** 30n], [-(10n ** 29n), 7n]];
+    for (const [num, den] of edges) for (const m of Object.keys(MODES) as QuotientRounding[]) same(num, den, m);
   });
 
-  it('keeps the Decimal way where the 60-digit division could round onto a 9-place boundary', () => {
-    // |best/delta| ≈ 1.4·10^41: 60 significant digits reach only the 9th decimal place, so the
-    // division rounds half-even there and the ceiling after it has nothing left to round up.
-    const best = 10n ** 51n + 5n; // ≡ 4 (mod 7): the fraction is 4/7 = 0.571428571|428…, rounded down at the 9th place
-    const delta = 7n;
-    expect(ceilDiv(best * 1_000_000_000n, delta)).not.toBe(decToRaw(byDivision(best, delta)));
-    same(best, delta);
-    same(-best, delta);
+  it('keeps the Decimal way where the 60-digit division could round onto the point the 9 places decide on', () => {
+    // |num/den| ≈ 1.4·10^41: 60 significant digits reach only the 9th decimal place, so the division
+    // rounds half-even there and the ceiling after it has nothing left to round up.
+    const num = 10n ** 51n + 5n; // ≡ 4 (mod 7): the fraction is 4/7 = 0.571428571|428…, rounded down at the 9th place
+    const den = 7n;
+    expect(ceilDiv(num * 1_000_000_000n, den)).not.toBe(decToRaw(byDivision(num, den, 'ceil')));
+    for (const m of Object.keys(MODES) as QuotientRounding[]) {
+      same(num, den, m);
+      same(-num, den, m);
+    }
   });
 });
