@@ -13,6 +13,9 @@
  *   thin ES module re-exporting its part of the bundle (`entry(name)`), so the CLI, plugins and the
  *   bench share one instance per thread. The bundle initialises an entry's modules on its first
  *   `entry()`, as an import would, and modules the code imports with `import()` on that call.
+ * - The modules src/index.ts re-exports from are entries too, and dist/api-parts.json says which of
+ *   them each name of dist/index.js comes from (checked against the bundle): a plugin takes its names
+ *   from those parts (plugin-direct.ts) and initialises only them.
  * - zod, rxjs and decimal.js are bundled, and each of their public subpaths is an entry in
  *   dist/vendor/ (`zod/v4` is dist/vendor/zod/v4.js): a plugin importing them gets the very copy
  *   propbot uses (plugin-hooks.ts maps the names there), as it did when both came from node_modules.
