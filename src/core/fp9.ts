@@ -58,7 +58,8 @@ export function toFp9Raw(value: Decimal, rounding: Fp9Rounding, field = 'value')
   return BigInt(rounded.times(SCALE_DEC).toFixed(0));
 }
 
-const MAX_SAFE_RAW = BigInt(Number.MAX_SAFE_INTEGER);
+/** Below this an fp9 integer is an exact double (the fast paths of fp9Text, fp9Number, fp9Decimal). */
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * An fp9 integer as its plain decimal text, without trailing zeros (`Decimal#toFixed()` of its value):
@@ -67,7 +68,7 @@ const MAX_SAFE_RAW = BigInt(Number.MAX_SAFE_INTEGER);
 export function fp9Text(raw: bigint): string {
   // Below 2^53 in doubles (exact there): no bigint division and no regular expression. A report
   // writes one a minute of the run.
-  if (raw <= MAX_SAFE_RAW && raw >= -MAX_SAFE_RAW) {
+  if (raw <= MAX_SAFE && raw >= -MAX_SAFE) {
     const n = Number(raw);
     const abs = n < 0 ? -n : n;
     // The quotient is rounded, but never up to a whole number it is below: it is then at least 10^-9
@@ -96,7 +97,7 @@ const PAD_ZEROS = ['', '0', '00', '000', '0000', '00000', '000000', '0000000', '
  * nearest double, as the text's parse does; larger values go through the text.
  */
 export function fp9Number(raw: bigint): number {
-  if (raw <= MAX_SAFE_RAW && raw >= -MAX_SAFE_RAW) return Number(raw) / 1e9;
+  if (raw <= MAX_SAFE && raw >= -MAX_SAFE) return Number(raw) / 1e9;
   return Number(fp9Text(raw));
 }
 
@@ -181,7 +182,6 @@ export function decLess(a: Decimal, b: Decimal): boolean {
   return rb !== undefined ? ra! < rb : a.lt(b);
 }
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const DEC_PROTO = Object.getPrototypeOf(new Dec(1)) as object;
 const digitsOf = (w: number): number => (w >= 1e6 ? 7 : w >= 1e5 ? 6 : w >= 1e4 ? 5 : w >= 1e3 ? 4 : w >= 100 ? 3 : w >= 10 ? 2 : 1);
 

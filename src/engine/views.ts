@@ -210,9 +210,8 @@ export function riskStatusView(a: AccountRt): RiskStatus {
   let met: boolean | null = null;
   if (a.periodStartEquity !== null && equity - a.periodStartEquity > 0n) {
     const best = a.maxPeriodDelta ?? 0n;
-    const r = fp9Quotient(best, equity - a.periodStartEquity, 'ceil');
-    ratio = r;
-    met = r.lte(limit);
+    ratio = fp9Quotient(best, equity - a.periodStartEquity, 'ceil');
+    met = ratio.lte(limit);
   }
   return {
     accountId: a.id,

@@ -42,8 +42,8 @@ class LatestChannel<T> {
     });
   }
 
+  /** Never after complete(): ManualFeed refuses the push first. */
   next(value: T): void {
-    if (this.#completed) return;
     this.#last = value;
     this.#has = true;
     const subscribers = this.#subscribers;

@@ -86,7 +86,7 @@ let cacheFolder: string | null | undefined;
  * This user's cache folder in the temporary directory, or null when it cannot be trusted: it must be
  * a real folder (not a link), owned by this user and writable by no one else, since what is in it runs.
  */
-function cache(): string | null {
+export function compileCacheFolder(): string | null {
   if (cacheFolder === undefined) {
     cacheFolder = null;
     const uid = process.getuid?.();
@@ -107,13 +107,13 @@ function cache(): string | null {
 
 /** The path of a file in the cache, by name (the key and an extension), if it is there. */
 export function cachedFile(name: string): string | undefined {
-  const dir = cache();
+  const dir = compileCacheFolder();
   return dir !== null && existsSync(path.join(dir, name)) ? path.join(dir, name) : undefined;
 }
 
 /** The text of a file in the cache, by name (the key and an extension). */
 export function readCached(name: string): string | undefined {
-  const dir = cache();
+  const dir = compileCacheFolder();
   if (dir === null) return undefined;
   try {
     return readFileSync(path.join(dir, name), 'utf8');
@@ -124,7 +124,7 @@ export function readCached(name: string): string | undefined {
 
 /** Written whole under a temporary name and renamed, so a reader never sees half a file. */
 export function writeCached(name: string, output: string): void {
-  const dir = cache();
+  const dir = compileCacheFolder();
   if (dir === null) return;
   const temporary = path.join(dir, `${name}.${process.pid}.${Date.now()}.tmp`);
   try {

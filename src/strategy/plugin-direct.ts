@@ -77,7 +77,7 @@ const API_NAMESPACE = 'propbot-api';
  * 'propbot' as a module that re-exports each name from its part of the API, or undefined when the
  * build has no api-parts.json (then 'propbot' is dist/index.js, every part initialised).
  */
-function apiParts(propbot: PropbotUrls): string | undefined {
+function apiModule(propbot: PropbotUrls): string | undefined {
   if (propbot.parts === undefined) return undefined;
   let byName: Record<string, string>;
   try {
@@ -94,7 +94,7 @@ function apiParts(propbot: PropbotUrls): string | undefined {
 
 /** The plugin compiled with its imports as URLs, or undefined when it imports something else. */
 async function compileDirect(source: string, file: string, options: ReturnType<typeof compileOptions>, propbot: PropbotUrls): Promise<string | undefined> {
-  const parts = apiParts(propbot);
+  const parts = apiModule(propbot);
   const rewrite = {
     name: 'propbot-imports',
     setup(build: EsbuildPluginBuild) {

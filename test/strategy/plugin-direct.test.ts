@@ -4,10 +4,10 @@
  * errors, lines, the copies it shares) is the same either way: plugins-anywhere and failures tests.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { compileCacheFolder } from '../../src/strategy/plugin-compile.js';
 import { importDirect } from '../../src/strategy/plugin-direct.js';
 import { REPO, tempDir } from '../backtest/helpers.js';
 
@@ -23,7 +23,8 @@ function write(dir: string, name: string, text: string): string {
 
 /** The compiled plugin in the compile cache holding `marker`, and the dist/ files it imports. */
 function compiledImports(marker: string): string[] {
-  const dir = path.join(tmpdir(), `propbot-${process.getuid?.() ?? 'user'}`, 'plugins');
+  const dir = compileCacheFolder();
+  if (dir === null) throw new Error('no compile cache folder: the compiled plugin cannot be read');
   const file = readdirSync(dir).find((f) => f.endsWith('.mjs') && readFileSync(path.join(dir, f), 'utf8').includes(marker));
   if (file === undefined) throw new Error(`no compiled plugin holds ${marker}`);
   const code = readFileSync(path.join(dir, file), 'utf8');
