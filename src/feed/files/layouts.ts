@@ -5,6 +5,7 @@
 import { open } from 'node:fs/promises';
 import { fp9Digits } from '../../core/fp9.js';
 import { DataFileError } from './errors.js';
+import { plainRowReader } from './plain-row.js';
 import { comparePlain, fp9Price, isPositive, parseDecimalText, readEpoch, readTime, TIME_WINDOW, type ReadTime } from './parse-text.js';
 import type { BadRowReason, FileLayout, TimeUnit } from './types.js';
 
@@ -56,7 +57,7 @@ function show(text: string): string {
   return JSON.stringify(text.length > 80 ? text.slice(0, 80) + '…' : text);
 }
 
-function splitCsv(text: string): string[] {
+export function splitCsv(text: string): string[] {
   const fields = text.split(',');
   for (let i = 0; i < fields.length; i++) {
     const raw = fields[i]!;
@@ -176,20 +177,28 @@ function mappedParser(header: string[]): ((text: string) => RowParse) | undefine
   if (timeIdx === undefined || o < 0 || h < 0 || l < 0 || c < 0) return undefined;
   const v = header.findIndex((name) => name.startsWith('volume'));
   const width = header.length;
-  const timeOf = header[timeIdx] === 'timestamp_ms' ? readMs : readTime;
-  return (text) => {
+  const msColumn = header[timeIdx] === 'timestamp_ms';
+  const timeOf = msColumn ? readMs : readTime;
+  const general = (text: string): RowParse => {
     const f = splitCsv(text);
     if (f.length !== width) return fault('columns', `expected ${width} columns, got ${f.length}`);
     return candleFromFields(f[timeIdx]!, timeOf, f[o]!, f[h]!, f[l]!, f[c]!, v >= 0 ? f[v] : undefined);
   };
+  // A date column (CryptoDataDownload's `date`) is no epoch: its rows go the general way.
+  const plain = plainRowReader({ width, time: timeIdx, open: o, high: h, low: l, close: c, volume: v, timeUnit: msColumn ? 'ms' : 'any' });
+  return (text) => plain(text) ?? general(text);
 }
 
+/** A header-less layout: time, open, high, low, close and (with 6 columns or more) volume first. */
 function fixedParser(width: number): (text: string) => RowParse {
-  return (text) => {
-    const f = splitCsv(text);
-    if (f.length !== width) return fault('columns', `expected ${width} columns, got ${f.length}`);
-    return candleFromFields(f[0]!, readAnyEpoch, f[1]!, f[2]!, f[3]!, f[4]!, f[5]);
-  };
+  const plain = plainRowReader({ width, time: 0, open: 1, high: 2, low: 3, close: 4, volume: width > 5 ? 5 : -1, timeUnit: 'any' });
+  return (text) => plain(text) ?? generalFixed(text, width);
+}
+
+function generalFixed(text: string, width: number): RowParse {
+  const f = splitCsv(text);
+  if (f.length !== width) return fault('columns', `expected ${width} columns, got ${f.length}`);
+  return candleFromFields(f[0]!, readAnyEpoch, f[1]!, f[2]!, f[3]!, f[4]!, f[5]);
 }
 
 /** Parses a snapshot JSON line into a 1-tick candle; asset checks are the reader's. */

@@ -1,0 +1,152 @@
+/**
+ * The row nearly every candle file is made of, read in one pass over the line: comma-separated,
+ * an epoch time of digits, four plain prices and a plain volume. It gives exactly what the general
+ * path (`splitCsv`, then `candleFromFields`) gives for such a row, without splitting every column
+ * into a string, trimming, or reading a price's digits twice. Anything else (quotes, spaces,
+ * exponents, more than 9 decimals, a bad OHLC, a time out of range) returns undefined and goes the
+ * general way, which also words the faults.
+ */
+import type { ParsedCandle } from './layouts.js';
+import { TIME_WINDOW } from './parse-text.js';
+
+/** Where a layout's columns are, and how its times are read. */
+export interface PlainColumns {
+  /** Columns a row must have. */
+  readonly width: number;
+  readonly time: number;
+  readonly open: number;
+  readonly high: number;
+  readonly low: number;
+  readonly close: number;
+  /** -1 without a volume column. */
+  readonly volume: number;
+  /** `ms`: a `timestamp_ms` column; `any`: seconds or milliseconds by magnitude (header-less files). */
+  readonly timeUnit: 'ms' | 'any';
+}
+
+const COMMA = 0x2c;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+/** The epoch magnitudes `epochUnitOf` reads as seconds and milliseconds. */
+const S_MIN = 100_000_000;
+const MS_MIN = 100_000_000_000;
+const US_MIN = 100_000_000_000_000;
+
+/**
+ * A parse of `text` into columns the caller reuses: start and end of each. Returns false unless the
+ * row has exactly `width` columns (the general path counts them the same way: one more than its commas).
+ */
+function columns(text: string, width: number, starts: Int32Array, ends: Int32Array): boolean {
+  let from = 0;
+  for (let i = 0; i < width - 1; i += 1) {
+    const comma = text.indexOf(',', from);
+    if (comma === -1) return false;
+    starts[i] = from;
+    ends[i] = comma;
+    from = comma + 1;
+  }
+  if (text.indexOf(',', from) !== -1) return false;
+  starts[width - 1] = from;
+  ends[width - 1] = text.length;
+  return true;
+}
+
+/**
+ * The fp9 integer of a price column as a double, when it is a price the general path keeps as written
+ * (see `plainFp9Price`: digits, at most one dot not first with 1 to 9 digits after it, above zero, no
+ * leading zero but a lone `0.`) and whose fp9 integer a double holds exactly (at most 6 integer
+ * digits). NaN otherwise.
+ */
+function plainPrice(text: string, a: number, b: number): number {
+  let dot = -1;
+  let value = 0;
+  for (let i = a; i < b; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === DOT && dot === -1 && i > a) dot = i;
+    else if (c < ZERO || c > ZERO + 9) return Number.NaN;
+    else value = value * 10 + (c - ZERO);
+  }
+  const intDigits = (dot === -1 ? b : dot) - a;
+  const places = dot === -1 ? 0 : b - dot - 1;
+  // Its fp9 integer has intDigits + 9 digits: a double holds up to 15 exactly (fp9Digits gives
+  // Infinity past that, and the general path compares the texts).
+  if (intDigits === 0 || intDigits > 6 || (dot !== -1 && (places < 1 || places > 9))) return Number.NaN;
+  if (intDigits > 1 && text.charCodeAt(a) === ZERO) return Number.NaN;
+  const fp9 = value * POW10[9 - places]!;
+  return fp9 > 0 ? fp9 : Number.NaN;
+}
+
+/** Whether the column is a plain decimal `parseDecimalText` keeps as written (`0`, or no leading zero; a dot with digits on both sides). */
+function plainDecimal(text: string, a: number, b: number): boolean {
+  if (a === b) return false;
+  let dot = -1;
+  for (let i = a; i < b; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === DOT && dot === -1 && i > a) dot = i;
+    else if (c < ZERO || c > ZERO + 9) return false;
+  }
+  if (dot === b - 1) return false;
+  const intEnd = dot === -1 ? b : dot;
+  return !(intEnd - a > 1 && text.charCodeAt(a) === ZERO);
+}
+
+/** The value of a column of 1 to 15 digits (exact in a double); NaN for anything else. */
+function epochDigits(text: string, a: number, b: number): number {
+  if (a === b || b - a > 15) return Number.NaN;
+  let value = 0;
+  for (let i = a; i < b; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c < ZERO || c > ZERO + 9) return Number.NaN;
+    value = value * 10 + (c - ZERO);
+  }
+  return value;
+}
+
+/** A reader of plain rows for one layout's columns (it reuses its column buffers: one per reader). */
+export function plainRowReader(cols: PlainColumns): (text: string) => ParsedCandle | undefined {
+  const starts = new Int32Array(cols.width);
+  const ends = new Int32Array(cols.width);
+  return (text) => {
+    if (!columns(text, cols.width, starts, ends)) return undefined;
+    const epoch = epochDigits(text, starts[cols.time]!, ends[cols.time]!);
+    let time: number;
+    let unit: 'ms' | 's';
+    if (cols.timeUnit === 'ms') {
+      time = epoch;
+      unit = 'ms';
+    } else if (epoch >= S_MIN && epoch < MS_MIN) {
+      time = epoch * 1000;
+      unit = 's';
+    } else if (epoch >= MS_MIN && epoch < US_MIN) {
+      time = epoch;
+      unit = 'ms';
+    } else return undefined;
+    if (!(time >= TIME_WINDOW.from && time < TIME_WINDOW.to)) return undefined;
+    const o = plainPrice(text, starts[cols.open]!, ends[cols.open]!);
+    const h = plainPrice(text, starts[cols.high]!, ends[cols.high]!);
+    const l = plainPrice(text, starts[cols.low]!, ends[cols.low]!);
+    const c = plainPrice(text, starts[cols.close]!, ends[cols.close]!);
+    // NaN fails every comparison: one test covers the prices and their order.
+    if (!(h >= o && h >= c && l <= o && l <= c)) return undefined;
+    let volume: string | null = null;
+    if (cols.volume >= 0) {
+      const va = starts[cols.volume]!;
+      const vb = ends[cols.volume]!;
+      if (va !== vb) {
+        if (!plainDecimal(text, va, vb)) return undefined;
+        volume = text.slice(va, vb);
+      }
+    }
+    return {
+      ok: true,
+      time,
+      open: text.slice(starts[cols.open]!, ends[cols.open]!),
+      high: text.slice(starts[cols.high]!, ends[cols.high]!),
+      low: text.slice(starts[cols.low]!, ends[cols.low]!),
+      close: text.slice(starts[cols.close]!, ends[cols.close]!),
+      volume,
+      unit,
+    };
+  };
+}

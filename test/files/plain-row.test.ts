@@ -1,0 +1,126 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { candleFromFields, fault, readAnyEpoch, splitCsv, type RowParse } from '../../src/feed/files/layouts.js';
+import { readEpoch } from '../../src/feed/files/parse-text.js';
+import { plainRowReader, type PlainColumns } from '../../src/feed/files/plain-row.js';
+
+/** What the general path makes of a row with these columns (the reference the one-pass reader must equal). */
+function general(text: string, cols: PlainColumns): RowParse {
+  const f = splitCsv(text);
+  if (f.length !== cols.width) return fault('columns', `expected ${cols.width} columns, got ${f.length}`);
+  const timeOf = cols.timeUnit === 'ms' ? (t: string) => readEpoch(t, 'ms') : readAnyEpoch;
+  return candleFromFields(f[cols.time]!, timeOf, f[cols.open]!, f[cols.high]!, f[cols.low]!, f[cols.close]!, cols.volume >= 0 ? f[cols.volume] : undefined);
+}
+
+const plainPrice = fc
+  .tuple(fc.oneof(fc.constant('0'), fc.stringMatching(/^[1-9][0-9]{0,5}$/)), fc.option(fc.stringMatching(/^[0-9]{1,9}$/)))
+  .map(([i, f]) => (f === null ? i : `${i}.${f}`))
+  .filter((p) => /[1-9]/.test(p));
+/** Columns the general path reads, rewrites or refuses: each must send the row the general way. */
+const oddPrice = fc.constantFrom(
+  '0', '0.0', '00.5', '007', '.5', '5.', '1e3', '1E3', ' 5', '5 ', '"5"', '', '-1', '+1', '1.1234567891', '1234567.5',
+  '123456789', '1234567890', '1..2', '1.2.3', '0x10', '٣',
+);
+const price = fc.oneof({ weight: 6, arbitrary: plainPrice }, { weight: 1, arbitrary: oddPrice });
+const epoch = fc.oneof(
+  fc.integer({ min: 946_684_800, max: 4_102_444_799 }).map(String), // seconds, 2000–2099
+  fc.integer({ min: 946_684_800_000, max: 4_102_444_799_999 }).map(String), // ms
+  fc.integer({ min: 0, max: 4_200_000_000_000 }).map(String), // anything up to past 2099
+  fc.constantFrom('1618951320000000', '0001618951320000', '99999999', '100000000', '100000000000', '99999999999999', '100000000000000', '', ' 1618951320000', '1618951320000.0', '4102444800000'),
+);
+const volume = fc.oneof(plainPrice, fc.constantFrom('0', '0.0', '00', '.5', '5.', '1e3', '', ' 1', '-1', '12'));
+
+const layouts: Record<string, PlainColumns> = {
+  'timestamp_ms CSV': { width: 6, time: 0, open: 1, high: 2, low: 3, close: 4, volume: 5, timeUnit: 'ms' },
+  'header-less, 5 columns': { width: 5, time: 0, open: 1, high: 2, low: 3, close: 4, volume: -1, timeUnit: 'any' },
+  'Binance kline (12 columns)': { width: 12, time: 0, open: 1, high: 2, low: 3, close: 4, volume: 5, timeUnit: 'any' },
+  'mapped, shuffled columns': { width: 8, time: 2, open: 5, high: 3, low: 7, close: 0, volume: 1, timeUnit: 'any' },
+};
+
+/** A row of `cols`: the time, prices and volume where they go, the other columns plain numbers or junk. */
+function row(cols: PlainColumns, prices: fc.Arbitrary<string>) {
+  return fc
+    .record({
+      time: epoch,
+      o: prices,
+      h: prices,
+      l: prices,
+      c: prices,
+      v: volume,
+      other: fc.array(fc.oneof(plainPrice, fc.constantFrom('', 'x', ' "q" ')), { minLength: cols.width, maxLength: cols.width }),
+      extra: fc.constantFrom(0, 0, 0, 0, 1, -1),
+    })
+    .map(({ time, o, h, l, c, v, other, extra }) => {
+      const f = [...other];
+      f[cols.time] = time;
+      f[cols.open] = o;
+      f[cols.high] = h;
+      f[cols.low] = l;
+      f[cols.close] = c;
+      if (cols.volume >= 0) f[cols.volume] = v;
+      if (extra === 1) f.push('1');
+      if (extra === -1) f.pop();
+      return f.join(',');
+    });
+}
+
+describe('plainRowReader: the one-pass read of a plain row', () => {
+  for (const [name, cols] of Object.entries(layouts)) {
+    it(`gives what the general path gives, or leaves the row to it (${name})`, () => {
+      const plain = plainRowReader(cols);
+      fc.assert(
+        fc.property(row(cols, price), (text) => {
+          const fast = plain(text);
+          if (fast !== undefined) expect(fast).toStrictEqual(general(text, cols));
+        }),
+        { numRuns: 3000 },
+      );
+    });
+  }
+
+  it('reads every good row of plain numbers itself', () => {
+    const cols = layouts['timestamp_ms CSV']!;
+    const plain = plainRowReader(cols);
+    // Prices in order (low ≤ open, close ≤ high) and a time inside 1970–2099: the rows the general path accepts as written.
+    const good = fc
+      .tuple(fc.integer({ min: 0, max: 4_102_444_799_999 }), fc.array(plainPrice, { minLength: 4, maxLength: 4 }), plainPrice)
+      .map(([t, ps, v]) => {
+        const sorted = [...ps].sort((a, b) => Number(a) - Number(b));
+        return `${t},${sorted[1]},${sorted[3]},${sorted[0]},${sorted[2]},${v}`;
+      });
+    fc.assert(
+      fc.property(good, (text) => {
+        expect(general(text, cols).ok).toBe(true);
+        expect(plain(text)).toStrictEqual(general(text, cols));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(plain('1618951320000,56738.76,56840.3,56733.23,56813.98,50.9752')).toStrictEqual({
+      ok: true,
+      time: 1618951320000,
+      open: '56738.76',
+      high: '56840.3',
+      low: '56733.23',
+      close: '56813.98',
+      volume: '50.9752',
+      unit: 'ms',
+    });
+  });
+
+  it('leaves prices a double cannot hold exactly to the general path, which compares their texts', () => {
+    const plain = plainRowReader(layouts['timestamp_ms CSV']!);
+    // high is one fp9 unit below open: equal as doubles, a bad row as texts.
+    const text = '1618951320000,123456789.123456789,123456789.123456788,1,123456789.123456788,1';
+    expect(general(text, layouts['timestamp_ms CSV']!)).toMatchObject({ ok: false, reason: 'ohlc' });
+    expect(plain(text)).toBeUndefined();
+  });
+
+  it('reads a header-less time as seconds or milliseconds by its magnitude, as the general path does', () => {
+    const plain = plainRowReader(layouts['header-less, 5 columns']!);
+    expect(plain('1618951320,1,2,1,2')).toMatchObject({ time: 1618951320000, unit: 's' });
+    expect(plain('1618951320000,1,2,1,2')).toMatchObject({ time: 1618951320000, unit: 'ms' });
+    // Microseconds and out-of-range times are the general path's.
+    expect(plain('1618951320000000,1,2,1,2')).toBeUndefined();
+    expect(plain('4102444800000,1,2,1,2')).toBeUndefined();
+  });
+});
