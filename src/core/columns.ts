@@ -12,6 +12,7 @@ const MASK = CHUNK - 1;
 
 interface Chunk<T> {
   [index: number]: T;
+  fill(value: T, start: number, end: number): unknown;
 }
 
 class Column<T> {
@@ -32,6 +33,20 @@ class Column<T> {
     if ((n & MASK) === 0) this.#chunks.push(this.#make(CHUNK));
     this.#chunks[n >>> CHUNK_BITS]![n & MASK] = value;
     this.#length = n + 1;
+  }
+
+  /** `value`, `count` times: a chunk's run at once (an engine pushes a minute's equity for every minute a step skips). */
+  pushRepeated(value: T, count: number): void {
+    let n = this.#length;
+    const end = n + count;
+    while (n < end) {
+      if ((n & MASK) === 0) this.#chunks.push(this.#make(CHUNK));
+      const at = n & MASK;
+      const upto = Math.min(CHUNK, at + (end - n));
+      this.#chunks[n >>> CHUNK_BITS]!.fill(value, at, upto);
+      n += upto - at;
+    }
+    this.#length = n;
   }
 
   /** The value at `index` (0 ≤ index < length; not checked). */
@@ -70,8 +85,16 @@ export class BigIntColumn {
   }
 
   push(value: bigint): void {
-    if (value > INT64_MIN && BigInt.asIntN(64, value) === value) this.#values.push(value);
-    else {
+    this.pushRepeated(value, 1);
+  }
+
+  /** `value`, `count` times. */
+  pushRepeated(value: bigint, count: number): void {
+    if (value > INT64_MIN && BigInt.asIntN(64, value) === value) {
+      this.#values.pushRepeated(value, count);
+      return;
+    }
+    for (let i = 0; i < count; i += 1) {
       this.#wide.set(this.#values.length, value);
       this.#values.push(INT64_MIN);
     }

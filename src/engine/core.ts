@@ -411,12 +411,13 @@ export class EngineCore {
   /** Close the minutes before the current one in the account's equity samples. */
   #sample(a: AccountRt): void {
     if (a.failedAt !== null) return;
+    // Every minute since the last sample closed at this equity (a step of hourly data spans ~20).
+    const minutes = this.minute - a.curMinute;
+    if (minutes <= 0) return;
     const eq = a.balance + a.upnl;
-    while (a.curMinute < this.minute) {
-      a.samples.push(eq);
-      a.samplePhase.push(a.phaseIndex);
-      a.curMinute++;
-    }
+    a.samples.pushRepeated(eq, minutes);
+    a.samplePhase.pushRepeated(a.phaseIndex, minutes);
+    a.curMinute = this.minute;
   }
 
   #recomputeBoundary(): void {
