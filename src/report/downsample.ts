@@ -43,7 +43,7 @@ export function downsampleCandles(candles: readonly PriceCandle[], maxCandles: n
  * of one chart is thinned on the same buckets, so the chart's bars (which the chart spaces evenly)
  * stay evenly spread in time.
  */
-function bucketSize(n: number, maxPoints: number): number {
+export function bucketSize(n: number, maxPoints: number): number {
   return n <= maxPoints ? 1 : Math.ceil(n / Math.max(1, Math.floor(maxPoints / 2)));
 }
 

@@ -15,10 +15,10 @@ import path from 'node:path';
 import type { Decimal } from 'decimal.js';
 import type { ChallengeOutcome } from './challenge.js';
 import { forEachEquityRaw } from './equity-sample.js';
-import { fp9Number } from '../core/fp9.js';
-import { downsampleCandles, MinMaxLine, StepLine, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
+import { equityChartLines } from './chart-lines.js';
+import { downsampleCandles, StepLine, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
 import { reportFigures, type ReportFigures } from './figures.js';
-import { eachFloorFromEquity, tradeNet, type ReportMetrics } from './metrics.js';
+import { tradeNet, type ReportMetrics } from './metrics.js';
 import { money, ratio } from './report-json.js';
 import type { BacktestResult, DailyPnl, FillRecord, PriceCandle } from './types.js';
 
@@ -182,29 +182,19 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
   });
   const num = (d: Decimal) => d.toNumber();
   // Pixels, thinned as the samples are read: the series is as long as the run (a sample a minute),
-  // and only its thinned lines reach the page.
-  const n = result.equity.length;
-  const equity = new MinMaxLine(n, o.maxPoints);
-  const drawdown = new MinMaxLine(n, o.maxPoints);
-  // the drawdown hangs below zero so its bottom is the trough
-  let peak = num(result.initialBalance);
-  forEachEquityRaw(result.equity, (time, raw) => {
-    const e = fp9Number(raw);
-    equity.add(time, e);
-    // plotted only (pixels): the drawdown figures of the report come from the Decimal path
-    if (e > peak) peak = e;
-    drawdown.add(time, peak > 0 ? -((peak - e) / peak) * 100 : 0);
-  });
-  const floors = floorLinesAtSamples(result, o.maxPoints);
+  // and only its thinned lines reach the page (plotted only: the drawdown figures of the report come
+  // from the Decimal path).
+  const lines = equityChartLines(result, o.maxPoints, result.floors !== undefined);
+  const floors = result.floors ? givenFloorLines(result, result.floors, o.maxPoints) : lines;
   const c = result.challenge;
   const consistencyLimit =
     c?.consistencyLimitPct != null && metrics.netPnl.gt(0) ? num(metrics.netPnl.times(c.consistencyLimitPct).div(100)) : null;
   return {
     markets,
     legend: MARKER_STYLES.map(({ label, color, shape }) => ({ label, color, shape })),
-    equity: toChartTime(equity.points()),
-    drawdown: toChartTime(drawdown.points()),
-    floors: { daily: toChartTime(floors.daily.points()), total: toChartTime(floors.total.points()), trailing: toChartTime(floors.trailing.points()) },
+    equity: toChartTime(lines.equity),
+    drawdown: toChartTime(lines.drawdown),
+    floors: { daily: toChartTime(floors.daily), total: toChartTime(floors.total), trailing: toChartTime(floors.trailing) },
     daily: days.map((d) => ({
       time: Date.parse(`${d.day}T00:00:00Z`) / 1000,
       value: num(d.pnl),
@@ -216,10 +206,11 @@ function pageData(result: BacktestResult, days: readonly DailyPnl[], metrics: Re
 }
 
 /**
- * The floors in force at each equity sample (given floors may be sampled at other times), as thinned
- * pixel lines: nothing drawn where a floor does not apply.
+ * The floors a result carries (sampled at their own times), in force at each equity sample, as
+ * thinned pixel lines: nothing drawn where a floor does not apply. A backtest's floors are worked out
+ * from its equity instead (see `equityChartLines`).
  */
-function floorLinesAtSamples(result: BacktestResult, maxPoints: number): { daily: StepLine; total: StepLine; trailing: StepLine } {
+function givenFloorLines(result: BacktestResult, given: NonNullable<BacktestResult['floors']>, maxPoints: number): { daily: PlotPoint[]; total: PlotPoint[]; trailing: PlotPoint[] } {
   const n = result.equity.length;
   const lines = { daily: new StepLine(n, maxPoints), total: new StepLine(n, maxPoints), trailing: new StepLine(n, maxPoints) };
   // A floor stands for many samples (a day, until a new high): its number is worked out when it moves.
@@ -237,23 +228,15 @@ function floorLinesAtSamples(result: BacktestResult, maxPoints: number): { daily
   const daily = asNumber();
   const total = asNumber();
   const trailing = asNumber();
-  const put = (time: number, d: Decimal | null | undefined, t: Decimal | null | undefined, tr: Decimal | null | undefined): void => {
-    lines.daily.add(time, daily(d));
-    lines.total.add(time, total(t));
-    lines.trailing.add(time, trailing(tr));
-  };
-  const given = result.floors;
-  if (!given) {
-    eachFloorFromEquity(result, put);
-    return lines;
-  }
   let j = -1;
   forEachEquityRaw(result.equity, (time) => {
     while (j + 1 < given.length && given[j + 1]!.time <= time) j += 1;
     const f = j >= 0 ? given[j] : undefined;
-    put(time, f?.daily, f?.total, f?.trailing);
+    lines.daily.add(time, daily(f?.daily));
+    lines.total.add(time, total(f?.total));
+    lines.trailing.add(time, trailing(f?.trailing));
   });
-  return lines;
+  return { daily: lines.daily.points(), total: lines.total.points(), trailing: lines.trailing.points() };
 }
 
 export const STYLE = `

@@ -233,8 +233,9 @@ export function floorsFromEquity(result: BacktestResult): FloorPoint[] {
 }
 
 /**
- * `floorsFromEquity` one sample at a time, for callers that keep only what they draw (the HTML
- * report turns them into numbers: a list of point objects would be as long as the run).
+ * `floorsFromEquity` one sample at a time, for callers that keep only what they need (a list of point
+ * objects would be as long as the run). The HTML page works the same floors out in its own pass over
+ * the samples (chart-lines.ts), and its test holds the two to the same points.
  */
 export function eachFloorFromEquity(
   result: BacktestResult,
