@@ -168,6 +168,26 @@ export function taggedFp9(value: object): bigint | undefined {
   return Fp9Tag.of(value);
 }
 
+/** `d.toNumber()`, from the fp9 integer when `d` carries one (the same double: see `fp9Number`). */
+export function decNumber(d: Decimal): number {
+  const raw = Fp9Tag.of(d);
+  return raw !== undefined ? fp9Number(raw) : d.toNumber();
+}
+
+/** `d.decimalPlaces()`, from the fp9 integer when `d` carries one: 9 less its trailing zeros. */
+export function decPlaces(d: Decimal): number {
+  const raw = Fp9Tag.of(d);
+  if (raw === undefined) return d.decimalPlaces();
+  if (raw === 0n) return 0;
+  let places = 9;
+  let r = raw < 0n ? -raw : raw;
+  while (places > 0 && r % 10n === 0n) {
+    r /= 10n;
+    places -= 1;
+  }
+  return places;
+}
+
 /** a > b, on the fp9 integers when both carry one (the replay's prices do), else on the Decimals. */
 export function decGreater(a: Decimal, b: Decimal): boolean {
   const ra = Fp9Tag.of(a);

@@ -12,7 +12,7 @@
  * Output values are JS numbers: they are pixels on a chart, never money math.
  */
 import type { Decimal } from 'decimal.js';
-import { fp9Decimal } from '../core/fp9.js';
+import { decGreater, decLess, decNumber, fp9Decimal } from '../core/fp9.js';
 import type { PriceCandle } from './types.js';
 
 export type PlotPoint = readonly [time: number, value: number];
@@ -28,11 +28,12 @@ export function downsampleCandles(candles: readonly PriceCandle[], maxCandles: n
     let last = first;
     for (let j = i + 1; j < Math.min(i + k, candles.length); j++) {
       const c = candles[j]!;
-      if (c.high.gt(high)) high = c.high;
-      if (c.low.lt(low)) low = c.low;
+      if (decGreater(c.high, high)) high = c.high;
+      if (decLess(c.low, low)) low = c.low;
       last = c;
     }
-    out.push([first.time, first.open.toNumber(), high.toNumber(), low.toNumber(), last.close.toNumber()]);
+    // Prices a backtest kept carry their fp9 integer: compared and turned into numbers from it.
+    out.push([first.time, decNumber(first.open), decNumber(high), decNumber(low), decNumber(last.close)]);
   }
   return { candles: out, factor: k };
 }

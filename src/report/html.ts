@@ -15,6 +15,7 @@ import path from 'node:path';
 import type { Decimal } from 'decimal.js';
 import type { ChallengeOutcome } from './challenge.js';
 import { forEachEquityRaw } from './equity-sample.js';
+import { decPlaces } from '../core/fp9.js';
 import { equityChartLines } from './chart-lines.js';
 import { downsampleCandles, StepLine, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
 import { reportFigures, type ReportFigures } from './figures.js';
@@ -153,7 +154,7 @@ function markersFor(fills: readonly FillRecord[], candles: readonly PlotCandle[]
 /** Decimal places of a market's prices as the data gives them (at most the API's 9). */
 function pricePrecision(candles: readonly PriceCandle[]): number {
   let places = 0;
-  for (const c of candles) places = Math.max(places, c.open.decimalPlaces(), c.high.decimalPlaces(), c.low.decimalPlaces(), c.close.decimalPlaces());
+  for (const c of candles) places = Math.max(places, decPlaces(c.open), decPlaces(c.high), decPlaces(c.low), decPlaces(c.close));
   return Math.min(places, 9);
 }
 

@@ -8,8 +8,11 @@ import {
   FP9_PATTERN,
   decGreater,
   decLess,
+  decNumber,
+  decPlaces,
   decodeFp9,
   encodeFp9,
+  fp9Decimal,
   fp9Number,
   fp9Text,
   fromFp9Raw,
@@ -266,6 +269,33 @@ describe('fp9Text', () => {
     );
     for (const r of [0n, 1n, -1n, 10n, 100_000_000n, 999_999_999n, 1_000_000_000n, -1_000_000_001n, 2n ** 53n - 1n, 2n ** 53n, 9_007_198_999_999_999n, 123_450_000_000n]) {
       expect(fp9Text(r)).toBe(fromFp9Raw(r).toFixed());
+    }
+  });
+});
+
+describe('decNumber / decPlaces: a tagged Decimal read from its fp9 integer', () => {
+  const raws = fc.oneof(
+    fc.bigInt({ min: -(2n ** 53n), max: 2n ** 53n }),
+    fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }),
+    fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }).map((r) => r * 10n ** BigInt(Math.floor(Math.abs(Number(r % 10n))))),
+  );
+
+  it('give what the Decimal methods give, tagged or not', () => {
+    fc.assert(
+      fc.property(raws, (raw) => {
+        const tagged = fp9Decimal(raw);
+        const plain = new Dec(fp9Text(raw));
+        expect(taggedFp9(tagged)).toBe(raw);
+        expect(decNumber(tagged)).toBe(plain.toNumber());
+        expect(decNumber(plain)).toBe(plain.toNumber());
+        expect(decPlaces(tagged)).toBe(plain.decimalPlaces());
+        expect(decPlaces(plain)).toBe(plain.decimalPlaces());
+      }),
+      { numRuns: 3000 },
+    );
+    for (const raw of [0n, 1n, -1n, 10n, 1_000_000_000n, -5_000_000_000n, 123_450_000_000n, 2n ** 53n, 10n ** 27n]) {
+      expect(decPlaces(fp9Decimal(raw))).toBe(new Dec(fp9Text(raw)).decimalPlaces());
+      expect(decNumber(fp9Decimal(raw))).toBe(new Dec(fp9Text(raw)).toNumber());
     }
   });
 });
