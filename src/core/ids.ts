@@ -1,9 +1,8 @@
 import * as crypto from 'node:crypto';
-import { createHash, randomUUID } from 'node:crypto';
 
 /** A random v4 UUID (live ids, generated idempotency keys). */
 export function newId(): string {
-  return randomUUID();
+  return crypto.randomUUID();
 }
 
 /**
@@ -35,5 +34,5 @@ const oneShot = (crypto as { hash?: OneShotHash }).hash;
 
 /** The SHA-1 of `text` in hex. A backtest derives an id from its seed and a counter for every order and intent. */
 export function sha1Hex(text: string): string {
-  return oneShot !== undefined ? oneShot('sha1', text, 'hex') : createHash('sha1').update(text).digest('hex');
+  return oneShot !== undefined ? oneShot('sha1', text, 'hex') : crypto.createHash('sha1').update(text).digest('hex');
 }
