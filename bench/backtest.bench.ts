@@ -1,7 +1,8 @@
 /**
  * The whole backtester, as `propbot backtest` runs it: the SMA crossover example over the real BTC
  * 1-minute month (42,915 candles; the shipped hourly file when ../shared is absent), each run in a
- * fresh process (bench/backtest-child.mjs), every figure the median of BENCH_RUNS runs (default 3):
+ * fresh process (bench/backtest-child.mjs), every figure the median of BENCH_RUNS runs (default 3),
+ * with the lowest and highest run beside it (`min`, `max`: how much the machine moved meanwhile):
  *   backtest.sma-cross              candles/s inside the run (replay, engine, feed, candle builder,
  *                                   strategy, guard, executor; 4 price steps per candle)
  *   backtest.sma-cross.wall-ms      the whole process, start to report written
@@ -26,7 +27,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { median, report, runs } from './report.js';
+import { reportRuns, runs } from './report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const shared = path.resolve(root, '../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv');
@@ -93,8 +94,8 @@ function sweep(base: SweepBase, workers: number, tmp: string): { combosPerMinute
 function sweeps(name: string, base: SweepBase, n: number, tmp: string): void {
   for (const workers of [1, 2]) {
     const all = Array.from({ length: n }, () => sweep(base, workers, tmp));
-    report(`${name}.combos-per-minute.w${workers}`, median(all.map((s) => s.combosPerMinute)), 'combos/min', n);
-    report(`${name}.cpu-ms.w${workers}`, median(all.map((s) => s.cpuMs)), 'cpu-ms', n);
+    reportRuns(`${name}.combos-per-minute.w${workers}`, all.map((s) => s.combosPerMinute), 'combos/min');
+    reportRuns(`${name}.cpu-ms.w${workers}`, all.map((s) => s.cpuMs), 'cpu-ms');
   }
 }
 
@@ -104,18 +105,18 @@ export async function run(): Promise<void> {
   try {
     const [file, period] = existsSync(shared) ? [shared, '15m'] : [shipped, '1h'];
     const one = Array.from({ length: n }, () => backtest(file, period, tmp));
-    report('backtest.sma-cross', median(one.map((r) => (r.candles * 1000) / r.runMs)), 'candles/s', n);
-    report('backtest.sma-cross.cpu', median(one.map((r) => (r.candles * 1000) / r.runCpuMs)), 'candles/cpu-s', n);
-    report('backtest.sma-cross.wall-ms', median(one.map((r) => r.wallMs)), 'ms', n);
-    report('backtest.sma-cross.cpu-ms', median(one.map((r) => r.cpuMs)), 'cpu-ms', n);
-    report('backtest.startup-ms', median(one.map((r) => r.startupMs)), 'ms', n);
-    report('backtest.startup-cpu-ms', median(one.map((r) => r.startupCpuMs)), 'cpu-ms', n);
-    report('node.startup-ms', median(Array.from({ length: n }, bareNode)), 'ms', n);
-    report('backtest.sma-cross.peak-rss', median(one.map((r) => r.peakRssMb)), 'MB', n);
+    reportRuns('backtest.sma-cross', one.map((r) => (r.candles * 1000) / r.runMs), 'candles/s');
+    reportRuns('backtest.sma-cross.cpu', one.map((r) => (r.candles * 1000) / r.runCpuMs), 'candles/cpu-s');
+    reportRuns('backtest.sma-cross.wall-ms', one.map((r) => r.wallMs), 'ms');
+    reportRuns('backtest.sma-cross.cpu-ms', one.map((r) => r.cpuMs), 'cpu-ms');
+    reportRuns('backtest.startup-ms', one.map((r) => r.startupMs), 'ms');
+    reportRuns('backtest.startup-cpu-ms', one.map((r) => r.startupCpuMs), 'cpu-ms');
+    reportRuns('node.startup-ms', Array.from({ length: n }, bareNode), 'ms');
+    reportRuns('backtest.sma-cross.peak-rss', one.map((r) => r.peakRssMb), 'MB');
     if (file === shared) {
       const four = fourTimes(shared, tmp);
       const big = Array.from({ length: n }, () => backtest(four, period, tmp));
-      report('backtest.sma-cross-4x.peak-rss', median(big.map((r) => r.peakRssMb)), 'MB', n);
+      reportRuns('backtest.sma-cross-4x.peak-rss', big.map((r) => r.peakRssMb), 'MB');
     } else process.stdout.write('backtest.sma-cross-4x.peak-rss skipped: needs ../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv\n');
     sweeps('sweep', [path.join(root, 'backtest/sma-cross-btc-2019.yaml')], n, tmp);
     if (file === shared) sweeps('sweep.month', ['--strategy', 'sma-cross', '--data', `BTC=${shared}`, '--param', 'period=15m'], n, tmp);

@@ -7,6 +7,16 @@ export function report(bench: string, value: number, unit: string, runs?: number
   process.stdout.write(`${JSON.stringify({ bench, value: rounded, unit, ...(runs !== undefined ? { runs } : {}) })}\n`);
 }
 
+/**
+ * A figure measured once per run: its median, with the slowest and fastest run beside it (`min`,
+ * `max`), so a reader sees how much the machine moved while it was measured.
+ */
+export function reportRuns(bench: string, values: readonly number[], unit: string): void {
+  const round = (v: number): number => (Math.abs(v) >= 100 ? Math.round(v) : Number(v.toPrecision(4)));
+  const line = { bench, value: round(median(values)), unit, runs: values.length, min: round(Math.min(...values)), max: round(Math.max(...values)) };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
 /** How many runs a figure is the median of: BENCH_RUNS, default 3. */
 export function runs(): number {
   const n = Number(process.env['BENCH_RUNS'] ?? 3);
