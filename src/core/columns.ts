@@ -85,7 +85,11 @@ export class BigIntColumn {
   }
 
   push(value: bigint): void {
-    this.pushRepeated(value, 1);
+    if (value > INT64_MIN && BigInt.asIntN(64, value) === value) this.#values.push(value);
+    else {
+      this.#wide.set(this.#values.length, value);
+      this.#values.push(INT64_MIN);
+    }
   }
 
   /** `value`, `count` times. */
@@ -94,10 +98,7 @@ export class BigIntColumn {
       this.#values.pushRepeated(value, count);
       return;
     }
-    for (let i = 0; i < count; i += 1) {
-      this.#wide.set(this.#values.length, value);
-      this.#values.push(INT64_MIN);
-    }
+    for (let i = 0; i < count; i += 1) this.push(value);
   }
 
   get(index: number): bigint {

@@ -107,20 +107,20 @@ const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
  * The fp9 integer of a plain decimal text (digits, at most one dot with 1 to 9 digits after it) as a
  * double, read in one pass: exact while it has at most 15 digits (below 2^53). NaN when the text is
  * not such a decimal, Infinity when it is one with more digits (read it as a bigint then). File
- * readers call this several times per row.
+ * readers call this several times per row; `start` and `end` read a column of a line in place.
  */
-export function fp9Digits(text: string): number {
-  const n = text.length;
-  if (n === 0) return Number.NaN;
+export function fp9Digits(text: string, start = 0, end = text.length): number {
+  const n = end - start;
+  if (n <= 0) return Number.NaN;
   let dot = -1;
   let value = 0;
-  for (let i = 0; i < n; i += 1) {
+  for (let i = start; i < end; i += 1) {
     const c = text.charCodeAt(i);
-    if (c === 0x2e && dot === -1 && i > 0) dot = i;
+    if (c === 0x2e && dot === -1 && i > start) dot = i;
     else if (c < 0x30 || c > 0x39) return Number.NaN;
     else value = value * 10 + (c - 0x30);
   }
-  const places = dot === -1 ? 0 : n - dot - 1;
+  const places = dot === -1 ? 0 : end - dot - 1;
   if (dot !== -1 && (places < 1 || places > 9)) return Number.NaN;
   if ((dot === -1 ? n : n - 1) + 9 - places > 15) return Number.POSITIVE_INFINITY;
   return value * POW10[9 - places]!;

@@ -103,13 +103,7 @@ export function decToRaw(d: Decimal): bigint {
   let raw: bigint;
   // The table covers everyday magnitudes; anything larger is still exact, only slower.
   if (shift >= 0) raw = acc * (POW10[shift] ?? 10n ** BigInt(shift));
-  else {
-    const div = POW10[-shift] ?? 10n ** BigInt(-shift);
-    const q = acc / div;
-    const r = acc - q * div;
-    const twice = r * 2n;
-    raw = twice > div || (twice === div && (q & 1n) === 1n) ? q + 1n : q;
-  }
+  else raw = halfEvenDiv(acc, POW10[-shift] ?? 10n ** BigInt(-shift));
   return sign < 0 ? -raw : raw;
 }
 

@@ -5,14 +5,15 @@
  *
  * Why not those classes: a report is written once per run, so this code stays mostly interpreted,
  * and a month of minutes is 43,000 samples. Five line objects and the floors' callbacks cost about
- * seventeen calls a sample (~35 ms a month); here it is one loop with the floors turned into numbers
- * only at the samples a bucket keeps.
+ * seventeen calls a sample (~35 ms a month); here it is one loop, the floors' rules are the report's
+ * own (`EquityFloors`, one call a sample), and a floor becomes a number only at the samples a bucket
+ * keeps.
  */
 import type { Decimal } from 'decimal.js';
-import { Dec } from '../core/decimal.js';
-import { fp9Decimal, fp9Number, toFp9Raw } from '../core/fp9.js';
+import { fp9Number } from '../core/fp9.js';
 import { bucketSize, type PlotPoint } from './downsample.js';
 import { forEachEquityRaw } from './equity-sample.js';
+import { EquityFloors } from './metrics.js';
 import type { BacktestResult } from './types.js';
 
 export interface EquityChartLines {
@@ -23,8 +24,6 @@ export interface EquityChartLines {
   readonly total: PlotPoint[];
   readonly trailing: PlotPoint[];
 }
-
-const DAY_MS = 86_400_000;
 
 /** A bucket's lowest and highest value and where they came, for one min-max line. */
 class MinMax {
@@ -49,26 +48,15 @@ export function equityChartLines(result: BacktestResult, maxPoints: number, floo
   const total: PlotPoint[] = [];
   const trailing: PlotPoint[] = [];
 
-  // The floors as `eachFloorFromEquity` works them out: the daily one from the equity the day starts
-  // with, the trailing one from the highest equity so far, the total one fixed.
-  const c = floorsOwn ? undefined : result.challenge;
-  const frac = (pct: Decimal | null | undefined): Decimal | null => (pct === null || pct === undefined ? null : new Dec(1).minus(pct.div(100)));
-  const dailyFrac = frac(c?.maxDailyDrawdownPct);
-  const totalFrac = frac(c?.maxTotalDrawdownPct);
-  const trailingFrac = frac(c?.maxTrailingDrawdownPct);
   const initial = result.initialBalance;
-  let dailyFloor = dailyFrac === null ? null : initial.times(dailyFrac);
-  const totalFloor = totalFrac === null ? null : initial.times(totalFrac);
-  let trailingFloor = trailingFrac === null ? null : initial.times(trailingFrac);
-  // Numbers of the floors, worked out when a bucket keeps a value and the floor moved since.
+  const c = floorsOwn ? undefined : result.challenge;
+  const floors = c ? new EquityFloors(c, initial) : undefined;
+  // A floor's number, worked out when a bucket keeps a value and the floor (a new Decimal) moved since.
+  let dailyDec: Decimal | null | undefined;
+  let trailingDec: Decimal | null | undefined;
   let dailyNum: number | undefined;
   let trailingNum: number | undefined;
-  let dailyStale = true;
-  let trailingStale = true;
-  const totalNum = totalFloor?.toNumber();
-  let maxRaw = c ? toFp9Raw(initial, 'exact', 'initialBalance') : 0n;
-  let last: bigint | undefined;
-  let currentDay: number | undefined;
+  const totalNum = floors?.total?.toNumber();
 
   let peak = initial.toNumber();
   let i = 0;
@@ -86,26 +74,11 @@ export function equityChartLines(result: BacktestResult, maxPoints: number, floo
     // the drawdown hangs below zero so its bottom is the trough
     if (e > peak) peak = e;
     const dd = peak > 0 ? -((peak - e) / peak) * 100 : 0;
-    if (c) {
-      const day = Math.floor(time / DAY_MS) * DAY_MS;
-      if (currentDay !== undefined && day !== currentDay && dailyFrac !== null) {
-        dailyFloor = (last === undefined ? initial : fp9Decimal(last)).times(dailyFrac);
-        dailyStale = true;
-      }
-      currentDay = day;
-      if (raw > maxRaw) {
-        maxRaw = raw;
-        if (trailingFrac !== null) {
-          trailingFloor = fp9Decimal(raw).times(trailingFrac);
-          trailingStale = true;
-        }
-      }
-      last = raw;
-    }
+    floors?.add(time, raw);
     if (k === 1) {
       equity.out.push([time, e]);
       drawdown.out.push([time, dd]);
-      if (c) pushFloors(time);
+      if (floors) pushFloors(time);
       return;
     }
     if (at === 0) t0 = time;
@@ -116,10 +89,10 @@ export function equityChartLines(result: BacktestResult, maxPoints: number, floo
       // A last bucket of one sample: one point each, at its time.
       equity.out.push([t0, e]);
       drawdown.out.push([t0, dd]);
-      if (c) pushFloors(time);
+      if (floors) pushFloors(time);
       return;
     }
-    if (c && at === Math.floor(size / 2) - 1) {
+    if (floors && at === Math.floor(size / 2) - 1) {
       refreshFloors();
       dailyMid = dailyNum;
       totalMid = totalNum;
@@ -128,7 +101,7 @@ export function equityChartLines(result: BacktestResult, maxPoints: number, floo
     if (at < size - 1) return;
     closeMinMax(equity, t0, t1);
     closeMinMax(drawdown, t0, t1);
-    if (c) {
+    if (floors) {
       refreshFloors();
       pushStep(daily, t0, dailyMid, t1, dailyNum);
       pushStep(total, t0, totalMid, t1, totalNum);
@@ -138,13 +111,13 @@ export function equityChartLines(result: BacktestResult, maxPoints: number, floo
   return { equity: equity.out, drawdown: drawdown.out, daily, total, trailing };
 
   function refreshFloors(): void {
-    if (dailyStale) {
-      dailyNum = dailyFloor?.toNumber();
-      dailyStale = false;
+    if (floors!.daily !== dailyDec) {
+      dailyDec = floors!.daily;
+      dailyNum = dailyDec?.toNumber();
     }
-    if (trailingStale) {
-      trailingNum = trailingFloor?.toNumber();
-      trailingStale = false;
+    if (floors!.trailing !== trailingDec) {
+      trailingDec = floors!.trailing;
+      trailingNum = trailingDec?.toNumber();
     }
   }
 

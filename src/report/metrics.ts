@@ -14,7 +14,7 @@ import { Dec, ZERO } from '../core/decimal.js';
 import { fp9Decimal, toFp9Raw } from '../core/fp9.js';
 import { equityTally, forEachEquityRaw } from './equity-sample.js';
 import type { Drawdown } from './equity-tally.js';
-import type { BacktestResult, DailyPnl, EquitySeries, FillRecord, FloorPoint, TradeRecord } from './types.js';
+import type { BacktestResult, ChallengeInfo, DailyPnl, EquitySeries, FillRecord, FloorPoint, TradeRecord } from './types.js';
 
 export const DAYS_PER_YEAR = 365;
 const DAY_MS = 86_400_000;
@@ -233,9 +233,53 @@ export function floorsFromEquity(result: BacktestResult): FloorPoint[] {
 }
 
 /**
+ * The challenge's floors as a run's equity samples come, in order (see `floorsFromEquity`). A floor
+ * is a new Decimal only when it moves, so a reader that turns floors into numbers can keep the last
+ * one it turned while the object stays the same.
+ */
+export class EquityFloors {
+  daily: Decimal | null;
+  readonly total: Decimal | null;
+  trailing: Decimal | null;
+  readonly #dailyFrac: Decimal | null;
+  readonly #trailingFrac: Decimal | null;
+  readonly #initial: Decimal;
+  /** The highest equity so far, fp9. */
+  #maxRaw: bigint;
+  #last: bigint | undefined;
+  #day: number | undefined;
+
+  constructor(c: ChallengeInfo, initial: Decimal) {
+    const frac = (pct: Decimal | null) => (pct === null ? null : new Dec(1).minus(pct.div(100)));
+    this.#dailyFrac = frac(c.maxDailyDrawdownPct);
+    this.#trailingFrac = frac(c.maxTrailingDrawdownPct);
+    const totalFrac = frac(c.maxTotalDrawdownPct);
+    this.#initial = initial;
+    this.#maxRaw = toFp9Raw(initial, 'exact', 'initialBalance');
+    this.daily = this.#dailyFrac === null ? null : initial.times(this.#dailyFrac);
+    this.total = totalFrac === null ? null : initial.times(totalFrac);
+    this.trailing = this.#trailingFrac === null ? null : initial.times(this.#trailingFrac);
+  }
+
+  /** The floors in force at the sample `raw` (fp9 equity) taken at `time`. */
+  add(time: number, raw: bigint): void {
+    const day = dayStart(time);
+    if (this.#day !== undefined && day !== this.#day && this.#dailyFrac !== null) {
+      this.daily = (this.#last === undefined ? this.#initial : fp9Decimal(this.#last)).times(this.#dailyFrac);
+    }
+    this.#day = day;
+    if (raw > this.#maxRaw) {
+      this.#maxRaw = raw;
+      if (this.#trailingFrac !== null) this.trailing = fp9Decimal(raw).times(this.#trailingFrac);
+    }
+    this.#last = raw;
+  }
+}
+
+/**
  * `floorsFromEquity` one sample at a time, for callers that keep only what they need (a list of point
- * objects would be as long as the run). The HTML page works the same floors out in its own pass over
- * the samples (chart-lines.ts), and its test holds the two to the same points.
+ * objects would be as long as the run). The HTML page reads the same `EquityFloors` in its own pass
+ * over the samples (chart-lines.ts).
  */
 export function eachFloorFromEquity(
   result: BacktestResult,
@@ -243,30 +287,9 @@ export function eachFloorFromEquity(
 ): void {
   const c = result.challenge;
   if (!c) return;
-  const frac = (pct: Decimal | null) => (pct === null ? null : new Dec(1).minus(pct.div(100)));
-  const daily = frac(c.maxDailyDrawdownPct);
-  const total = frac(c.maxTotalDrawdownPct);
-  const trailing = frac(c.maxTrailingDrawdownPct);
-  const initial = result.initialBalance;
-  const totalFloor = total === null ? null : initial.times(total);
-  let last: bigint | undefined;
-  let currentDay = result.equity.length > 0 ? dayStart(result.equity.at(0)!.time) : 0;
-  // The highest equity as an fp9 integer; a floor's Decimals only when it moves.
-  let maxRaw = toFp9Raw(initial, 'exact', 'initialBalance');
-  let dailyFloor = daily === null ? null : initial.times(daily);
-  let trailingFloor = trailing === null ? null : initial.times(trailing);
+  const floors = new EquityFloors(c, result.initialBalance);
   forEachEquityRaw(result.equity, (time, raw) => {
-    const d = dayStart(time);
-    if (d !== currentDay) {
-      currentDay = d;
-      const dayStartEquity = last === undefined ? initial : fp9Decimal(last);
-      dailyFloor = daily === null ? null : dayStartEquity.times(daily);
-    }
-    if (raw > maxRaw) {
-      maxRaw = raw;
-      trailingFloor = trailing === null ? null : fp9Decimal(raw).times(trailing);
-    }
-    last = raw;
-    sample(time, dailyFloor, totalFloor, trailingFloor);
+    floors.add(time, raw);
+    sample(time, floors.daily, floors.total, floors.trailing);
   });
 }

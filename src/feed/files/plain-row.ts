@@ -6,6 +6,7 @@
  * exponents, more than 9 decimals, a bad OHLC, a time out of range) returns undefined and goes the
  * general way, which also words the faults.
  */
+import { fp9Digits } from '../../core/fp9.js';
 import type { ParsedCandle } from './layouts.js';
 import { TIME_WINDOW } from './parse-text.js';
 
@@ -27,7 +28,6 @@ export interface PlainColumns {
 const COMMA = 0x2c;
 const DOT = 0x2e;
 const ZERO = 0x30;
-const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
 /** The epoch magnitudes `epochUnitOf` reads as seconds and milliseconds. */
 const S_MIN = 100_000_000;
 const MS_MIN = 100_000_000_000;
@@ -53,28 +53,16 @@ function columns(text: string, width: number, starts: Int32Array, ends: Int32Arr
 }
 
 /**
- * The fp9 integer of a price column as a double, when it is a price the general path keeps as written
- * (see `plainFp9Price`: digits, at most one dot not first with 1 to 9 digits after it, above zero, no
- * leading zero but a lone `0.`) and whose fp9 integer a double holds exactly (at most 6 integer
- * digits). NaN otherwise.
+ * The fp9 integer of a price column as a double (`fp9Digits`), when it is a price the general path
+ * keeps as written (`plainFp9Price`: above zero, no leading zero but a lone `0.`) and compares as a
+ * number (finite: at most 6 integer digits, which a double holds exactly with its 9 places). NaN
+ * otherwise: the general path reads it.
  */
 function plainPrice(text: string, a: number, b: number): number {
-  let dot = -1;
-  let value = 0;
-  for (let i = a; i < b; i += 1) {
-    const c = text.charCodeAt(i);
-    if (c === DOT && dot === -1 && i > a) dot = i;
-    else if (c < ZERO || c > ZERO + 9) return Number.NaN;
-    else value = value * 10 + (c - ZERO);
-  }
-  const intDigits = (dot === -1 ? b : dot) - a;
-  const places = dot === -1 ? 0 : b - dot - 1;
-  // Its fp9 integer has intDigits + 9 digits: a double holds up to 15 exactly (fp9Digits gives
-  // Infinity past that, and the general path compares the texts).
-  if (intDigits === 0 || intDigits > 6 || (dot !== -1 && (places < 1 || places > 9))) return Number.NaN;
-  if (intDigits > 1 && text.charCodeAt(a) === ZERO) return Number.NaN;
-  const fp9 = value * POW10[9 - places]!;
-  return fp9 > 0 ? fp9 : Number.NaN;
+  const fp9 = fp9Digits(text, a, b);
+  if (!(fp9 > 0) || fp9 === Number.POSITIVE_INFINITY) return Number.NaN;
+  if (b - a > 1 && text.charCodeAt(a) === ZERO && text.charCodeAt(a + 1) !== DOT) return Number.NaN;
+  return fp9;
 }
 
 /** Whether the column is a plain decimal `parseDecimalText` keeps as written (`0`, or no leading zero; a dot with digits on both sides). */
