@@ -331,12 +331,11 @@ interface MarketMemo {
   coefShort: DecMemo;
   /** The 24h, 1h and 4h reference prices: each a new Decimal only when it moves (once a minute at most). */
   changePrices: readonly [DecMemo, DecMemo, DecMemo];
-  /** The `change` block, good while `now` is inside [changeFrom, changeUntil) and no entry it read was pruned. */
+  /** Per age, the history entry the last lookup landed on (-1: none yet) and its time (see lookUp). */
+  changeAt: [number, number, number];
+  changeTime: [number, number, number];
+  /** The last `change` block, handed out again while its three prices are the same Decimals. */
   change: Market['change'] | undefined;
-  /** The oldest history time the block read (+∞ when it read none). */
-  changeOldest: number;
-  changeFrom: number;
-  changeUntil: number;
 }
 const MARKET_MEMO = new WeakMap<MarketRt, MarketMemo>();
 
@@ -353,10 +352,9 @@ function marketMemo(m: MarketRt): MarketMemo {
       coefLong: new DecMemo(),
       coefShort: new DecMemo(),
       changePrices: [new DecMemo(), new DecMemo(), new DecMemo()],
+      changeAt: [-1, -1, -1],
+      changeTime: [0, 0, 0],
       change: undefined,
-      changeOldest: Number.POSITIVE_INFINITY,
-      changeFrom: 0,
-      changeUntil: 0,
     };
     MARKET_MEMO.set(m, memo);
   }
@@ -366,42 +364,47 @@ function marketMemo(m: MarketRt): MarketMemo {
 const CHANGE_AGES = [86_400_000, 3_600_000, 14_400_000] as const;
 
 /**
- * Prices 24h, 1h and 4h ago from the minute history. A lookup of `now − age` lands on the last entry at
- * or before it, and stays there while `now − age` is before the next entry: entries are only appended
- * after the last one and pruned from the front, and only the last one is rewritten (with every price
- * of its minute). So the block is kept while `now` is inside the span every lookup holds for, unless
- * an entry it read was pruned; a lookup that lands on the last entry is not kept. It is worked out
- * again when a lookup moves to the next entry (once a minute on 1-minute data), not on every read.
- * Each age keeps its last Decimal (a DecMemo): one held by entry instead, read again hours later by
- * the longer ages, lives long enough to reach the old generation and costs the collector more than
- * making it anew.
+ * Index of the last history entry at or before `t`, walked on from the entry the previous lookup of
+ * the same age landed on (`from`, at time `fromTime`). The engine only appends entries after the last
+ * one, rewrites the last one's price, and prunes from the front; times strictly increase. So while
+ * `from` still holds `fromTime` nothing was pruned under it, and as reads move forward in time the
+ * answer is `from` or a few entries after it (one a step on hourly data, one a minute on 1-minute
+ * data). After a prune, or a read earlier than the last, it bisects afresh.
+ */
+function lookUp(m: MarketRt, from: number, fromTime: number, t: number): number {
+  const at = m.histAt;
+  const n = at.length;
+  let i = from;
+  if (i >= n || (i >= 0 && (at[i] !== fromTime || fromTime > t))) return historyIndex(m, t);
+  while (i + 1 < n && at[i + 1]! <= t) i += 1;
+  return i;
+}
+
+/**
+ * Prices 24h, 1h and 4h ago from the minute history: the last entry at or before `now − age`, 0 when
+ * there is none. The block is the same object while its three prices are the same Decimals (each age
+ * keeps its last one, a DecMemo, and a price that moves gets a new one). A Decimal held by history
+ * entry instead, read again hours later by the longer ages, would live long enough to reach the old
+ * generation and cost the collector more than making it anew.
  */
 function changeOf(m: MarketRt, memo: MarketMemo, now: number): Market['change'] {
-  const n = m.histAt.length;
-  if (memo.change !== undefined && now >= memo.changeFrom && now < memo.changeUntil && (n === 0 || m.histAt[0]! <= memo.changeOldest)) {
-    return memo.change;
-  }
-  let from = Number.NEGATIVE_INFINITY;
-  let until = Number.POSITIVE_INFINITY;
-  let oldest = Number.POSITIVE_INFINITY;
-  const prices: bigint[] = [];
-  for (const age of CHANGE_AGES) {
-    const i = historyIndex(m, now - age);
-    prices.push(i < 0 ? 0n : m.histPrice[i]!);
-    if (i >= 0) {
-      from = Math.max(from, m.histAt[i]! + age);
-      oldest = Math.min(oldest, m.histAt[i]!);
-    }
-    if (i === n - 1 && i >= 0) until = Number.NEGATIVE_INFINITY;
-    else until = Math.min(until, m.histAt[i + 1]! + age);
-  }
-  const [day, hour, four] = memo.changePrices;
-  const change = Object.freeze({ initialPrice: day.of(prices[0]!), initialPrice1h: hour.of(prices[1]!), initialPrice4h: four.of(prices[2]!) });
+  const day = agePrice(m, memo, 0, now);
+  const hour = agePrice(m, memo, 1, now);
+  const four = agePrice(m, memo, 2, now);
+  const last = memo.change;
+  if (last !== undefined && last.initialPrice === day && last.initialPrice1h === hour && last.initialPrice4h === four) return last;
+  const change = Object.freeze({ initialPrice: day, initialPrice1h: hour, initialPrice4h: four });
   memo.change = change;
-  memo.changeOldest = oldest;
-  memo.changeFrom = from;
-  memo.changeUntil = until;
   return change;
+}
+
+/** The reference price of `CHANGE_AGES[k]` at `now`, as its DecMemo hands it out. */
+function agePrice(m: MarketRt, memo: MarketMemo, k: 0 | 1 | 2, now: number): Decimal {
+  const i = lookUp(m, memo.changeAt[k], memo.changeTime[k], now - CHANGE_AGES[k]);
+  memo.changeAt[k] = i;
+  if (i < 0) return memo.changePrices[k].of(0n);
+  memo.changeTime[k] = m.histAt[i]!;
+  return memo.changePrices[k].of(m.histPrice[i]!);
 }
 
 export function marketView(m: MarketRt, opts: MarketViewOptions): Market {

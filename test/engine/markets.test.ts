@@ -38,6 +38,10 @@ class MinuteHistory {
     } else this.#price[this.#price.length - 1] = p;
   }
 
+  get minutes(): number {
+    return this.#at.length;
+  }
+
   /** The price of the last minute at or before `t`, as the block shows it ('0' before any). */
   at(t: number): string {
     let lo = 0;
@@ -64,6 +68,27 @@ const changeText = (c: { initialPrice: Decimal; initialPrice4h: Decimal; initial
   c.initialPrice4h.toString(),
   c.initialPrice1h.toString(),
 ];
+
+/**
+ * An engine market and the reference history fed the same prices: `price(t, p)` sets the price and
+ * checks the change block read right after it against the reference. `sampleMs`: the engine's
+ * sampling step (`limits.equitySampleMs`), which is also its history's.
+ */
+function changeReplay(sampleMs = 60_000): { price(t: number, p: number): void; history: MinuteHistory } {
+  const e = new Engine({ startMs: T0, presets: { limits: { equitySampleMs: sampleMs } } });
+  const m = e.addMarket({ baseAsset: 'BTC', price: dec(100) });
+  e.addUser('u');
+  const reads = e.exchangeFor('u').now;
+  const history = new MinuteHistory(sampleMs);
+  return {
+    history,
+    price(t, p) {
+      e.setIndexPrice(m.id, dec(p), t);
+      history.record(t, p);
+      expect(changeText(reads.getMarket(m.id).change)).toEqual(history.change(t));
+    },
+  };
+}
 
 describe('Market record', () => {
   it('config, state, settings from the crypto preset; index price and block timestamp from the caller', async () => {
@@ -136,19 +161,20 @@ describe('Market record', () => {
     );
   });
   it('change with a sampling step longer than an hour: the 1 h lookup reads the entry every price rewrites', () => {
-    const step = 2 * HOUR;
-    const e = new Engine({ startMs: T0, presets: { limits: { equitySampleMs: step } } });
-    const m = e.addMarket({ baseAsset: 'BTC', price: dec(100) });
-    e.addUser('u');
-    const reads = e.exchangeFor('u').now;
-    const history = new MinuteHistory(step);
-    for (let k = 1; k <= 40; k++) {
-      const t = T0 + k * 10 * MIN;
-      e.setIndexPrice(m.id, dec(100 + k), t);
-      history.record(t, 100 + k);
-      expect(changeText(reads.getMarket(m.id).change)).toEqual(history.change(t));
-    }
+    const replay = changeReplay(2 * HOUR);
+    for (let k = 1; k <= 40; k++) replay.price(T0 + k * 10 * MIN, 100 + k);
   });
+  it('change after a prune that drops only a few entries (one-second samples), equals the minute history', () => {
+    // 100 entries more than 25 h back, then one a second: the prune at 4,000 entries drops 99 of
+    // them, so a lookup kept from before it would point 99 entries too far.
+    const replay = changeReplay(1_000);
+    let t = T0;
+    for (let k = 1; k < 100; k++) replay.price((t += MIN), 100 + k);
+    replay.price((t += 30 * HOUR), 500);
+    for (let k = 1; k < 4_000; k++) replay.price((t += 1_000), 500 + (k % 400));
+    expect(replay.history.minutes).toBeGreaterThan(4_000);
+  });
+
   it('change is a frozen plain block: a copy or JSON gives its prices', () => {
     const e = new Engine({ startMs: T0 });
     const m = e.addMarket({ baseAsset: 'BTC', price: dec(100) });
@@ -164,19 +190,12 @@ describe('Market record', () => {
     expect(Object.isFrozen(change)).toBe(true);
   });
   it('change stays right across a history prune (over 4,000 minutes kept, then the front dropped)', () => {
-    const e = new Engine({ startMs: T0 });
-    const m = e.addMarket({ baseAsset: 'BTC', price: dec(100) });
-    e.addUser('u');
-    const reads = e.exchangeFor('u').now;
-    const history = new MinuteHistory();
+    const replay = changeReplay();
     let checked = 0;
     for (let k = 1; k <= 4_600; k++) {
       // Two prices a minute, the second 40 s in: the 24 h lookup crosses history times between them.
       for (const [offset, p] of [[0, 100 + (k % 97)], [40_000, 300 + (k % 89)]] as const) {
-        const t = T0 + k * MIN + offset;
-        e.setIndexPrice(m.id, dec(p), t);
-        history.record(t, p);
-        expect(changeText(reads.getMarket(m.id).change)).toEqual(history.change(t));
+        replay.price(T0 + k * MIN + offset, p);
         checked += 1;
       }
     }
