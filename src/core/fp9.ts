@@ -168,11 +168,19 @@ export function taggedFp9(value: object): bigint | undefined {
   return Fp9Tag.of(value);
 }
 
-/** `d.toNumber()`, from the fp9 integer when `d` carries one (the same double: see `fp9Number`). */
-export function decNumber(d: Decimal): number {
-  const raw = Fp9Tag.of(d);
-  return raw !== undefined ? fp9Number(raw) : d.toNumber();
-}
+/**
+ * `toNumber()` of every Decimal answers from the fp9 integer when the Decimal carries one: the same
+ * double (see `fp9Number`), without decimal.js's way through the decimal text. The engine's prices
+ * and money are such Decimals, and strategies turn candle prices into numbers for their indicators
+ * on every candle (a sweep of hourly data spent 2% of its time there). Untagged Decimals keep
+ * decimal.js's own method. Installed once, on the prototype every `Dec` shares, wherever a tagged
+ * Decimal can exist (they are made only through this module).
+ */
+const PLAIN_TO_NUMBER = (Dec.prototype as Decimal).toNumber;
+(Dec.prototype as { toNumber(this: Decimal): number }).toNumber = function toNumber(this: Decimal): number {
+  const raw = Fp9Tag.of(this);
+  return raw !== undefined ? fp9Number(raw) : PLAIN_TO_NUMBER.call(this);
+};
 
 /** `d.decimalPlaces()`, from the fp9 integer when `d` carries one: 9 less its trailing zeros. */
 export function decPlaces(d: Decimal): number {

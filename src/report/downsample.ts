@@ -12,7 +12,7 @@
  * Output values are JS numbers: they are pixels on a chart, never money math.
  */
 import type { Decimal } from 'decimal.js';
-import { decGreater, decLess, decNumber, fp9Decimal } from '../core/fp9.js';
+import { decGreater, decLess, fp9Decimal } from '../core/fp9.js';
 import type { PriceCandle } from './types.js';
 
 export type PlotPoint = readonly [time: number, value: number];
@@ -33,7 +33,7 @@ export function downsampleCandles(candles: readonly PriceCandle[], maxCandles: n
       last = c;
     }
     // Prices a backtest kept carry their fp9 integer: compared and turned into numbers from it.
-    out.push([first.time, decNumber(first.open), decNumber(high), decNumber(low), decNumber(last.close)]);
+    out.push([first.time, first.open.toNumber(), high.toNumber(), low.toNumber(), last.close.toNumber()]);
   }
   return { candles: out, factor: k };
 }

@@ -8,7 +8,6 @@ import {
   FP9_PATTERN,
   decGreater,
   decLess,
-  decNumber,
   decPlaces,
   decodeFp9,
   encodeFp9,
@@ -273,7 +272,7 @@ describe('fp9Text', () => {
   });
 });
 
-describe('decNumber / decPlaces: a tagged Decimal read from its fp9 integer', () => {
+describe('toNumber / decPlaces: a tagged Decimal read from its fp9 integer', () => {
   const raws = fc.oneof(
     fc.bigInt({ min: -(2n ** 53n), max: 2n ** 53n }),
     fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }),
@@ -286,8 +285,10 @@ describe('decNumber / decPlaces: a tagged Decimal read from its fp9 integer', ()
         const tagged = fp9Decimal(raw);
         const plain = new Dec(fp9Text(raw));
         expect(taggedFp9(tagged)).toBe(raw);
-        expect(decNumber(tagged)).toBe(plain.toNumber());
-        expect(decNumber(plain)).toBe(plain.toNumber());
+        // `plain` carries no fp9 integer: its toNumber is decimal.js's own, through the text.
+        expect(taggedFp9(plain)).toBeUndefined();
+        expect(tagged.toNumber()).toBe(plain.toNumber());
+        expect(tagged.toNumber()).toBe(Number(plain.toString()));
         expect(decPlaces(tagged)).toBe(plain.decimalPlaces());
         expect(decPlaces(plain)).toBe(plain.decimalPlaces());
       }),
@@ -295,7 +296,17 @@ describe('decNumber / decPlaces: a tagged Decimal read from its fp9 integer', ()
     );
     for (const raw of [0n, 1n, -1n, 10n, 1_000_000_000n, -5_000_000_000n, 123_450_000_000n, 2n ** 53n, 10n ** 27n]) {
       expect(decPlaces(fp9Decimal(raw))).toBe(new Dec(fp9Text(raw)).decimalPlaces());
-      expect(decNumber(fp9Decimal(raw))).toBe(new Dec(fp9Text(raw)).toNumber());
+      expect(fp9Decimal(raw).toNumber()).toBe(new Dec(fp9Text(raw)).toNumber());
     }
+  });
+
+  it('leave every other Decimal to decimal.js: more places than 9, exponents, signs, a tag from elsewhere', () => {
+    for (const text of ['0.1234567891234', '1e-30', '-1e+70', '123456789012345678901234567890.5', '-0', 'Infinity', '-Infinity', 'NaN']) {
+      const d = new Dec(text);
+      expect(Object.is(d.toNumber(), Number(text))).toBe(true);
+    }
+    // A Decimal tagged with a wrong integer would answer the integer: tags are set only where a
+    // Decimal is built from its fp9 integer (fp9Decimal, decodeFp9), never on another.
+    expect(tagFp9(new Dec('1.5'), 2_500_000_000n).toNumber()).toBe(2.5);
   });
 });
