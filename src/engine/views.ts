@@ -61,7 +61,55 @@ export function orderView(o: OrderRt): Order {
   };
 }
 
+/**
+ * The Decimal fields of one position's views, each kept while its value stands (see DecMemo): a
+ * position's events (every funding payment, every fill) and reads repeat most of its figures, and a
+ * bigint comparison costs a fraction of the shared cache's lookup (hashing the bigint).
+ */
+interface PositionMemo {
+  size: DecMemo;
+  notional: DecMemo;
+  margin: DecMemo;
+  pnl: DecMemo;
+  funding: DecMemo;
+  fee: DecMemo;
+  feeRate: DecMemo;
+  exchangedQuote: DecMemo;
+  exchangedBase: DecMemo;
+  pnlInEvent: DecMemo;
+  rawPnlInEvent: DecMemo;
+  feeInEvent: DecMemo;
+  fundingInEvent: DecMemo;
+  scalpingCoefficient: DecMemo;
+}
+const POSITION_MEMO = new WeakMap<PositionRt, PositionMemo>();
+
+function positionMemo(p: PositionRt): PositionMemo {
+  let memo = POSITION_MEMO.get(p);
+  if (memo === undefined) {
+    memo = {
+      size: new DecMemo(),
+      notional: new DecMemo(),
+      margin: new DecMemo(),
+      pnl: new DecMemo(),
+      funding: new DecMemo(),
+      fee: new DecMemo(),
+      feeRate: new DecMemo(),
+      exchangedQuote: new DecMemo(),
+      exchangedBase: new DecMemo(),
+      pnlInEvent: new DecMemo(),
+      rawPnlInEvent: new DecMemo(),
+      feeInEvent: new DecMemo(),
+      fundingInEvent: new DecMemo(),
+      scalpingCoefficient: new DecMemo(),
+    };
+    POSITION_MEMO.set(p, memo);
+  }
+  return memo;
+}
+
 function positionFrom(p: PositionRt, s: PositionSnap): Position {
+  const m = positionMemo(p);
   const roe = s.marginPutUp > 0n ? fp9Quotient(s.pnl, s.marginPutUp, 'down') : ZERO_DEC;
   return {
     idx: p.id,
@@ -74,26 +122,26 @@ function positionFrom(p: PositionRt, s: PositionSnap): Position {
     status: s.status,
     market: p.market.id,
     trader: p.account.id,
-    size: d(s.size),
-    notional: d(s.notional),
+    size: m.size.of(s.size),
+    notional: m.notional.of(s.notional),
     fraction: ZERO_DEC,
-    margin: d(s.margin),
-    pnl: d(s.pnl),
-    funding: d(s.funding),
+    margin: m.margin.of(s.margin),
+    pnl: m.pnl.of(s.pnl),
+    funding: m.funding.of(s.funding),
     rolloverFee: ZERO_DEC,
     settlementOraclePrice: ONE_DEC,
-    fee: d(s.fee),
-    feeRate: d(p.feeRate),
-    exchangedQuote: d(s.exchangedQuote),
-    exchangedBase: d(s.exchangedBase),
+    fee: m.fee.of(s.fee),
+    feeRate: m.feeRate.of(p.feeRate),
+    exchangedQuote: m.exchangedQuote.of(s.exchangedQuote),
+    exchangedBase: m.exchangedBase.of(s.exchangedBase),
     direction: p.direction,
     eventName: s.eventName,
-    pnlInEvent: d(s.pnlInEvent),
-    rawPnlInEvent: d(s.rawPnlInEvent),
+    pnlInEvent: m.pnlInEvent.of(s.pnlInEvent),
+    rawPnlInEvent: m.rawPnlInEvent.of(s.rawPnlInEvent),
     profitAdjustmentApplied: s.profitAdj,
     holdingTimeMs: s.holdingTimeMs === null ? null : String(s.holdingTimeMs),
-    feeInEvent: d(s.feeInEvent),
-    fundingInEvent: d(s.fundingInEvent),
+    feeInEvent: m.feeInEvent.of(s.feeInEvent),
+    fundingInEvent: m.fundingInEvent.of(s.fundingInEvent),
     rolloverFeeInEvent: ZERO_DEC,
     executionFeeRate: ZERO_DEC,
     executionFeeInEvent: ZERO_DEC,
@@ -101,7 +149,7 @@ function positionFrom(p: PositionRt, s: PositionSnap): Position {
     timestamp: new Date(s.lastUpdatedAt),
     isOnchain: true,
     roe,
-    scalpingCoefficient: d(s.scalpingCoefficient),
+    scalpingCoefficient: m.scalpingCoefficient.of(s.scalpingCoefficient),
     closeReason: s.closeReason,
   };
 }
