@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { candleFromFields, fault, readAnyEpoch, splitCsv, type RowParse } from '../../src/feed/files/layouts.js';
-import { readEpoch } from '../../src/feed/files/parse-text.js';
+import { readEpoch, readTime } from '../../src/feed/files/parse-text.js';
 import { plainRowReader, type PlainColumns } from '../../src/feed/files/plain-row.js';
 
 /** What the general path makes of a row with these columns (the reference the one-pass reader must equal). */
 function general(text: string, cols: PlainColumns): RowParse {
   const f = splitCsv(text);
   if (f.length !== cols.width) return fault('columns', `expected ${cols.width} columns, got ${f.length}`);
-  const timeOf = cols.timeUnit === 'ms' ? (t: string) => readEpoch(t, 'ms') : readAnyEpoch;
+  const timeOf = cols.timeUnit === 'ms' ? (t: string) => readEpoch(t, 'ms') : cols.timeUnit === 'any-or-date' ? readTime : readAnyEpoch;
   return candleFromFields(f[cols.time]!, timeOf, f[cols.open]!, f[cols.high]!, f[cols.low]!, f[cols.close]!, cols.volume >= 0 ? f[cols.volume] : undefined);
 }
 
@@ -28,20 +28,47 @@ const epoch = fc.oneof(
   fc.integer({ min: 0, max: 4_200_000_000_000 }).map(String), // anything up to past 2099
   fc.constantFrom('1618951320000000', '0001618951320000', '99999999', '100000000', '100000000000', '99999999999999', '100000000000000', '', ' 1618951320000', '1618951320000.0', '4102444800000'),
 );
+const pad = (n: number, w: number): string => String(n).padStart(w, '0');
+/** Date texts of every form `parseUtcDateText` reads or refuses, around the days months do and do not have. */
+const dateText = fc
+  .record({
+    y: fc.oneof(fc.integer({ min: 1999, max: 2025 }), fc.constantFrom(1900, 1969, 1970, 2000, 2099, 2100, 85, 1)),
+    mo: fc.integer({ min: 0, max: 13 }),
+    d: fc.integer({ min: 0, max: 32 }),
+    h: fc.integer({ min: 0, max: 25 }),
+    mi: fc.integer({ min: 0, max: 61 }),
+    s: fc.integer({ min: 0, max: 61 }),
+    form: fc.constantFrom('date', 'ampm', 'hm', 'hms', 'hmsZ', 'Thms', 'ThmZ', 'tail'),
+    half: fc.constantFrom('AM', 'PM', 'am', 'Pm', 'XM', 'AN'),
+    tail: fc.constantFrom('.5', '.123', '.1234', '+00:00', '+0000', '+01:00', 'z', 'Z ', ' ', 'Z'),
+  })
+  .map(({ y, mo, d, h, mi, s, form, half, tail }) => {
+    const day = `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}`;
+    const hm = `${pad(h, 2)}:${pad(mi, 2)}`;
+    if (form === 'date') return day;
+    if (form === 'ampm') return `${day} ${pad(h % 14, 2)}-${half}`;
+    if (form === 'hm') return `${day} ${hm}`;
+    if (form === 'hms') return `${day} ${hm}:${pad(s, 2)}`;
+    if (form === 'hmsZ') return `${day} ${hm}:${pad(s, 2)}Z`;
+    if (form === 'Thms') return `${day}T${hm}:${pad(s, 2)}`;
+    if (form === 'ThmZ') return `${day}T${hm}Z`;
+    return `${day}T${hm}:${pad(s, 2)}${tail}`;
+  });
 const volume = fc.oneof(plainPrice, fc.constantFrom('0', '0.0', '00', '.5', '5.', '1e3', '', ' 1', '-1', '12'));
 
 const layouts: Record<string, PlainColumns> = {
   'timestamp_ms CSV': { width: 6, time: 0, open: 1, high: 2, low: 3, close: 4, volume: 5, timeUnit: 'ms' },
   'header-less, 5 columns': { width: 5, time: 0, open: 1, high: 2, low: 3, close: 4, volume: -1, timeUnit: 'any' },
   'Binance kline (12 columns)': { width: 12, time: 0, open: 1, high: 2, low: 3, close: 4, volume: 5, timeUnit: 'any' },
-  'mapped, shuffled columns': { width: 8, time: 2, open: 5, high: 3, low: 7, close: 0, volume: 1, timeUnit: 'any' },
+  'mapped, shuffled columns': { width: 8, time: 2, open: 5, high: 3, low: 7, close: 0, volume: 1, timeUnit: 'any-or-date' },
+  'CryptoDataDownload (a date column)': { width: 8, time: 0, open: 2, high: 3, low: 4, close: 5, volume: 7, timeUnit: 'any-or-date' },
 };
 
 /** A row of `cols`: the time, prices and volume where they go, the other columns plain numbers or junk. */
 function row(cols: PlainColumns, prices: fc.Arbitrary<string>) {
   return fc
     .record({
-      time: epoch,
+      time: cols.timeUnit === 'any-or-date' ? fc.oneof(epoch, dateText) : epoch,
       o: prices,
       h: prices,
       l: prices,
@@ -122,5 +149,44 @@ describe('plainRowReader: the one-pass read of a plain row', () => {
     // Microseconds and out-of-range times are the general path's.
     expect(plain('1618951320000000,1,2,1,2')).toBeUndefined();
     expect(plain('4102444800000,1,2,1,2')).toBeUndefined();
+  });
+
+  it('reads the date texts of CryptoDataDownload and ISO exports itself, as the general path does', () => {
+    const cols = layouts['CryptoDataDownload (a date column)']!;
+    const plain = plainRowReader(cols);
+    const rowAt = (date: string): string => `${date},BTCUSD,8051,8056.83,8021.23,8035.88,61.25,492394.56`;
+    const cases: Array<[string, string]> = [
+      ['2019-10-17 09-AM', '2019-10-17T09:00:00.000Z'],
+      ['2019-10-17 12-AM', '2019-10-17T00:00:00.000Z'],
+      ['2019-10-17 12-PM', '2019-10-17T12:00:00.000Z'],
+      ['2019-10-17 01-pm', '2019-10-17T13:00:00.000Z'],
+      ['2019-10-17', '2019-10-17T00:00:00.000Z'],
+      ['2019-10-17 09:05', '2019-10-17T09:05:00.000Z'],
+      ['2019-10-17T09:05:07Z', '2019-10-17T09:05:07.000Z'],
+      ['2020-02-29 23:59:59', '2020-02-29T23:59:59.000Z'],
+      ['2000-02-29', '2000-02-29T00:00:00.000Z'],
+    ];
+    for (const [date, iso] of cases) {
+      const fast = plain(rowAt(date));
+      expect(fast, date).toMatchObject({ ok: true, time: Date.parse(iso), unit: 'date' });
+      expect(fast).toStrictEqual(general(rowAt(date), cols));
+    }
+    // Any date text on an otherwise good row: the same as the general path whenever read, and every
+    // form the general path reads as a date within 1970–2099 is read, but fractions, offsets and
+    // spaces around it (which the general path trims).
+    fc.assert(
+      fc.property(fc.oneof(dateText, dateText.map((d) => d.replace('T', 't')), dateText.map((d) => d.replace('Z', 'z'))), (date) => {
+        const want = general(rowAt(date), cols);
+        const fast = plain(rowAt(date));
+        if (fast !== undefined) expect(fast).toStrictEqual(want);
+        else if (want.ok && date === date.trim() && !/[.+]/.test(date)) expect.fail(`${date} left to the general path`);
+      }),
+      { numRuns: 4000 },
+    );
+    // Days a month does not have, hours past the clock, years Date.UTC would read as 19xx, and the
+    // forms left to the general path (fractions, offsets).
+    for (const date of ['2019-02-29', '1900-02-29', '2019-04-31', '2019-13-01', '2019-10-17 00-AM', '2019-10-17 13-PM', '2019-10-17 24:00', '2019-10-17 09:60', '0085-01-01', '2019-10-17 09:00:00.5', '2019-10-17T09:00+00:00']) {
+      expect(plain(rowAt(date)), date).toBeUndefined();
+    }
   });
 });

@@ -184,8 +184,7 @@ function mappedParser(header: string[]): ((text: string) => RowParse) | undefine
     if (f.length !== width) return fault('columns', `expected ${width} columns, got ${f.length}`);
     return candleFromFields(f[timeIdx]!, timeOf, f[o]!, f[h]!, f[l]!, f[c]!, v >= 0 ? f[v] : undefined);
   };
-  // A date column (CryptoDataDownload's `date`) is no epoch: its rows go the general way.
-  const plain = plainRowReader({ width, time: timeIdx, open: o, high: h, low: l, close: c, volume: v, timeUnit: msColumn ? 'ms' : 'any' });
+  const plain = plainRowReader({ width, time: timeIdx, open: o, high: h, low: l, close: c, volume: v, timeUnit: msColumn ? 'ms' : 'any-or-date' });
   return (text) => plain(text) ?? general(text);
 }
 
