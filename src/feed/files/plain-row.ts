@@ -1,8 +1,9 @@
 /**
  * The row nearly every candle file is made of, read in one pass over the line: comma-separated,
- * an epoch time of digits, four plain prices and a plain volume. It gives exactly what the general
- * path (`splitCsv`, then `candleFromFields`) gives for such a row, without splitting every column
- * into a string, trimming, or reading a price's digits twice. Anything else (quotes, spaces,
+ * an epoch time of digits (or, in a named time column, a date of the common forms), four plain
+ * prices and a plain volume. It gives exactly what the general path (`splitCsv`, then
+ * `candleFromFields`) gives for such a row, without splitting every column into a string, trimming,
+ * or reading a price's digits twice. Anything else (quotes, spaces,
  * exponents, more than 9 decimals, a bad OHLC, a time out of range) returns undefined and goes the
  * general way, which also words the faults.
  */
@@ -162,7 +163,9 @@ export function plainRowReader(cols: PlainColumns): (text: string) => ParsedCand
     const epoch = epochDigits(text, starts[cols.time]!, ends[cols.time]!);
     let time: number;
     let unit: 'ms' | 's' | 'date';
-    if (cols.timeUnit === 'any-or-date' && Number.isNaN(epoch) && (time = plainDate(text, starts[cols.time]!, ends[cols.time]!)) >= 0) {
+    const date = cols.timeUnit === 'any-or-date' && Number.isNaN(epoch) ? plainDate(text, starts[cols.time]!, ends[cols.time]!) : Number.NaN;
+    if (date >= 0) {
+      time = date;
       unit = 'date';
     } else if (cols.timeUnit === 'ms') {
       time = epoch;
