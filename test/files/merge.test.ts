@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mergeByTime, readCandleFile, type CandleRow } from '../../src/feed/files/index.js';
 import { sharedFile } from '../data.js';

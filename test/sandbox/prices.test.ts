@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ORCL_1D } from '../data.js';
 import { HttpExchange } from '../../src/api/client.js';
