@@ -7,6 +7,7 @@
 import { Observable, type Subscriber } from 'rxjs';
 import type {
   AccountEventsSnapshot,
+  LatestSnapshots,
   MarketFeed,
   MarketSnapshot,
   OrdersSnapshot,
@@ -112,6 +113,17 @@ export class ManualFeed implements MarketFeed {
   latestMarket(asset: string): MarketSnapshot | undefined {
     return this.#markets.get(asset)?.latest();
   }
+
+  /**
+   * The latest snapshot of each stream, set before a push reaches any subscriber (a strategy runner
+   * reads these instead of keeping copies: `StrategyRunnerOptions.latest`).
+   */
+  readonly latest: LatestSnapshots = {
+    market: (asset) => this.#markets.get(asset)?.latest(),
+    risk: (accountId) => this.#risk.get(accountId)?.latest(),
+    positions: (accountId, asset) => this.#positions.get(`${accountId}:${asset}`)?.latest(),
+    orders: (accountId) => this.#orders.get(accountId)?.latest(),
+  };
 
   /** End of the replay: every stream completes, so strategies' intent streams can complete too. */
   complete(): void {

@@ -68,6 +68,17 @@ export interface Candle {
   readonly ticks: number;
 }
 
+/**
+ * The latest snapshot of each stream, read by intent builders: kept by the runner's own
+ * subscriptions (made before any strategy's), or by a feed that keeps them as it pushes.
+ */
+export interface LatestSnapshots {
+  market(asset: string): MarketSnapshot | undefined;
+  risk(accountId: string): RiskSnapshot | undefined;
+  positions(accountId: string, asset: string): PositionsSnapshot | undefined;
+  orders(accountId: string): OrdersSnapshot | undefined;
+}
+
 /** The streams of one pipeline. Each call for the same key returns the same shared stream. */
 export interface MarketFeed {
   market$(asset: string): Observable<MarketSnapshot>;

@@ -302,6 +302,7 @@ export class LocalSession {
       accountId: ACCOUNT,
       logger,
       newId: () => ids.next(),
+      latest: feed.latest,
       ...(options.states ? { states: options.states } : {}),
     });
     for (const l of loaded) runner.add(l, l.name !== undefined ? { name: l.name } : {});

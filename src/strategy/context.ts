@@ -9,6 +9,7 @@ import type { CandleStreams } from '../feed/candles.js';
 import type {
   Candle,
   CandlePeriod,
+  LatestSnapshots,
   MarketFeed,
   MarketSnapshot,
   OrdersSnapshot,
@@ -22,13 +23,6 @@ import { IntentBuilders, pickAsset } from './intent-builders.js';
 import type { StrategyState } from './state.js';
 import type { Decimal } from 'decimal.js';
 
-/** Latest snapshots, kept by whoever subscribes first to the feed (the runner), read by builders. */
-export interface LatestSnapshots {
-  market(asset: string): MarketSnapshot | undefined;
-  risk(accountId: string): RiskSnapshot | undefined;
-  positions(accountId: string, asset: string): PositionsSnapshot | undefined;
-  orders(accountId: string): OrdersSnapshot | undefined;
-}
 
 export interface ContextInit {
   name: string;

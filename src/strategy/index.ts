@@ -24,7 +24,7 @@ export type { RiskSizingInput, RiskSizing } from './sizing.js';
 export { GuardedObservable, guard } from './guarded.js';
 export type { GuardScope } from './guarded.js';
 export { createStrategyContext } from './context.js';
-export type { ContextInit, LatestSnapshots } from './context.js';
+export type { ContextInit } from './context.js';
 export { importStrategy, loadStrategy, looksLikePath } from './loader.js';
 export type { LoadedStrategy, LoadStrategyOptions } from './loader.js';
 export { StrategyRunner } from './runner.js';

@@ -12,8 +12,8 @@ import { ConfigError } from '../core/errors.js';
 import { newId as randomId } from '../core/ids.js';
 import { silentLogger } from '../core/logger.js';
 import { CandleStreams } from '../feed/candles.js';
-import type { MarketFeed, MarketSnapshot, OrdersSnapshot, PositionsSnapshot, RiskSnapshot } from '../feed/types.js';
-import { createStrategyContext, type LatestSnapshots } from './context.js';
+import type { LatestSnapshots, MarketFeed, MarketSnapshot, OrdersSnapshot, PositionsSnapshot, RiskSnapshot } from '../feed/types.js';
+import { createStrategyContext } from './context.js';
 import { isStrategy, resolveAssets, type Strategy } from './define.js';
 import { errorLocation } from './error-location.js';
 import { GuardedObservable, type GuardScope } from './guarded.js';
@@ -38,6 +38,13 @@ export interface StrategyRunnerOptions {
   candles?: CandleStreams;
   /** Extra reserve on base-size orders' default `maxAmount` (0.01 = 1%). Default 0.01. */
   reserveBuffer?: Decimal;
+  /**
+   * The feed's own latest snapshots, when it keeps them as it pushes (a `ManualFeed`: each is its
+   * latest before any subscriber sees it). The runner then reads them there instead of keeping its
+   * own copies through subscriptions of its own: a replay pushes a market and a risk snapshot on
+   * every price step, and two fewer subscribers is two fewer calls a push. Default: the runner keeps them.
+   */
+  latest?: LatestSnapshots;
 }
 
 export interface AddStrategyOptions {
@@ -183,8 +190,10 @@ export class StrategyRunner {
   }
 
   // Latest snapshots are kept by subscriptions made before any strategy subscribes, so a strategy
-  // reacting to a snapshot (or a candle it closed) sizes from that very snapshot.
+  // reacting to a snapshot (or a candle it closed) sizes from that very snapshot. A feed that keeps
+  // them itself sets each before any subscriber sees it: the same snapshots, no subscriptions.
   #track(): void {
+    if (this.#options.latest !== undefined) return;
     const { feed } = this.#options;
     const assets = new Set<string>();
     const accounts = new Set<string>();
@@ -211,6 +220,7 @@ export class StrategyRunner {
   }
 
   #latestView(): LatestSnapshots {
+    if (this.#options.latest !== undefined) return this.#options.latest;
     return {
       market: (asset) => this.#latest.market.get(asset),
       risk: (accountId) => this.#latest.risk.get(accountId),

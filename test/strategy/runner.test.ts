@@ -5,6 +5,7 @@ import { filter, map, mergeMap, Observable, of, take } from 'rxjs';
 import { z } from 'zod';
 import { VirtualClock } from '../../src/core/clock.js';
 import { ManualFeed } from '../../src/feed/manual-feed.js';
+import type { MarketFeed } from '../../src/feed/types.js';
 import { marketSnapshot, riskSnapshot } from '../../src/feed/snapshots.js';
 import { defineStrategy } from '../../src/strategy/define.js';
 import type { OrderIntent } from '../../src/strategy/intents.js';
@@ -224,6 +225,49 @@ describe('StrategyRunner', () => {
     expect((got[0] as { sizedBy: Record<string, unknown> }).sizedBy).toMatchObject({ kind: 'risk', equity: '5000', entry: '100', stop: '98' });
     expect(runner.status()[0]!.state).toBe('completed');
     expect(completed).toBe(true);
+  });
+
+  it("reads a feed's own latest snapshots when given them, without subscribing to keep copies", () => {
+    const sizedFrom = (latest: boolean): { equities: unknown[]; riskSubscriptions: number; marketSubscriptions: number } => {
+      const { feed, clock, tick } = world();
+      // The runner sees the feed through a wrapper that counts who subscribes to what.
+      let riskSubscriptions = 0;
+      let marketSubscriptions = 0;
+      const counted: MarketFeed = {
+        market$: (asset) => (marketSubscriptions++, feed.market$(asset)),
+        risk$: (id) => (riskSubscriptions++, feed.risk$(id)),
+        positions$: (id, asset) => feed.positions$(id, asset),
+        orders$: (id) => feed.orders$(id),
+        accountEvents$: () => feed.accountEvents$(),
+      };
+      const runner = new StrategyRunner({ feed: counted, clock, accountId: 'acc', ...(latest ? { latest: feed.latest } : {}) });
+      runner.add(
+        defineStrategy({
+          name: 'risky',
+          version: '1.0.0',
+          assets: ['BTC'],
+          setup: (ctx) => ctx.candles(undefined, '1m').pipe(map((c) => ctx.intents.openLong({ size: { risk: '0.01' }, stopLoss: c.close.times('0.98'), leverage: 2 }))),
+        }),
+      );
+      const equities: unknown[] = [];
+      runner.intents$.subscribe((i) => equities.push((i as unknown as { sizedBy: { equity: string } }).sizedBy.equity));
+      runner.start();
+      feed.pushRisk(riskSnapshot(makeRisk('acc', '5000'), T0));
+      tick('100');
+      tick('100');
+      feed.pushRisk(riskSnapshot(makeRisk('acc', '8000'), T0 + 2 * MIN));
+      tick('100');
+      return { equities, riskSubscriptions, marketSubscriptions };
+    };
+    const own = sizedFrom(false);
+    const feeds = sizedFrom(true);
+    // The same sizes, from the snapshot pushed last, either way.
+    expect(own.equities).toEqual(['5000', '8000']);
+    expect(feeds.equities).toEqual(own.equities);
+    // Kept by the runner: it subscribes to risk and market itself (the candles add one market stream).
+    expect(own).toMatchObject({ riskSubscriptions: 1, marketSubscriptions: 2 });
+    // Read from the feed: only the strategy's candles subscribe.
+    expect(feeds).toMatchObject({ riskSubscriptions: 0, marketSubscriptions: 1 });
   });
 
   it('gives each strategy its own state and refuses duplicate names and late adds', () => {
