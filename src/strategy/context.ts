@@ -6,23 +6,13 @@ import type { Logger } from 'pino';
 import { concatMap, map, type Observable } from 'rxjs';
 import type { Clock } from '../core/clock.js';
 import type { CandleStreams } from '../feed/candles.js';
-import type {
-  Candle,
-  CandlePeriod,
-  LatestSnapshots,
-  MarketFeed,
-  MarketSnapshot,
-  OrdersSnapshot,
-  PositionsSnapshot,
-  RiskSnapshot,
-} from '../feed/types.js';
+import type { Candle, CandlePeriod, LatestSnapshots, MarketFeed } from '../feed/types.js';
 import type { AccountFeed, CandleDecision, StrategyContext } from './define.js';
 import type { OrderIntent } from './intents.js';
 import { guard, type GuardScope } from './guarded.js';
 import { IntentBuilders, pickAsset } from './intent-builders.js';
 import type { StrategyState } from './state.js';
 import type { Decimal } from 'decimal.js';
-
 
 export interface ContextInit {
   name: string;
