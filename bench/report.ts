@@ -3,18 +3,21 @@
  * is of (the machine is shared, so one run says little).
  */
 export function report(bench: string, value: number, unit: string, runs?: number): void {
-  const rounded = Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(4));
-  process.stdout.write(`${JSON.stringify({ bench, value: rounded, unit, ...(runs !== undefined ? { runs } : {}) })}\n`);
+  process.stdout.write(`${JSON.stringify({ bench, value: shown(value), unit, ...(runs !== undefined ? { runs } : {}) })}\n`);
 }
 
 /**
- * A figure measured once per run: its median, with the slowest and fastest run beside it (`min`,
+ * A figure measured once per run: its median, with the lowest and highest run beside it (`min`,
  * `max`), so a reader sees how much the machine moved while it was measured.
  */
 export function reportRuns(bench: string, values: readonly number[], unit: string): void {
-  const round = (v: number): number => (Math.abs(v) >= 100 ? Math.round(v) : Number(v.toPrecision(4)));
-  const line = { bench, value: round(median(values)), unit, runs: values.length, min: round(Math.min(...values)), max: round(Math.max(...values)) };
+  const line = { bench, value: shown(median(values)), unit, runs: values.length, min: shown(Math.min(...values)), max: shown(Math.max(...values)) };
   process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+/** A figure as the lines print it: whole from 100 up, four significant digits below. */
+function shown(value: number): number {
+  return Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(4));
 }
 
 /** How many runs a figure is the median of: BENCH_RUNS, default 3. */

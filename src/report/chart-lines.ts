@@ -5,13 +5,14 @@
  *
  * Why not those classes: a report is written once per run, so this code stays mostly interpreted,
  * and a month of minutes is 43,000 samples. Five line objects and the floors' callbacks cost about
- * seventeen calls a sample (~35 ms a month); here it is one loop, the floors' rules are the report's
- * own (`EquityFloors`, one call a sample), and a floor becomes a number only at the samples a bucket
- * keeps.
+ * seventeen calls a sample (~35 ms a month); here it is one loop over the buckets, whose rules are
+ * those classes' own (`minMaxAdd`, `minMaxClose`, `pushStepPoint`), the floors' rules are the
+ * report's (`EquityFloors`, one call a sample), and a floor becomes a number only at the samples a
+ * bucket keeps.
  */
 import type { Decimal } from 'decimal.js';
 import { fp9Number } from '../core/fp9.js';
-import { bucketSize, type PlotPoint } from './downsample.js';
+import { bucketSize, MinMax, minMaxAdd, minMaxClose, pushStepPoint, type PlotPoint } from './downsample.js';
 import { forEachEquityRaw } from './equity-sample.js';
 import { EquityFloors } from './metrics.js';
 import type { BacktestResult } from './types.js';
@@ -25,15 +26,6 @@ export interface EquityChartLines {
   readonly trailing: PlotPoint[];
 }
 
-/** A bucket's lowest and highest value and where they came, for one min-max line. */
-class MinMax {
-  lo = 0;
-  hi = 0;
-  loAt = 0;
-  hiAt = 0;
-  readonly out: PlotPoint[] = [];
-}
-
 /**
  * The lines of `result`'s equity chart, at most about `maxPoints` points each. With `floorsOwn` the
  * floor lines are left empty (the caller draws the floors the result carries).
@@ -42,8 +34,10 @@ export function equityChartLines(result: BacktestResult, maxPoints: number, floo
   const series = result.equity;
   const n = series.length;
   const k = bucketSize(n, maxPoints);
-  const equity = new MinMax();
-  const drawdown = new MinMax();
+  const equity: PlotPoint[] = [];
+  const drawdown: PlotPoint[] = [];
+  const equityBucket = new MinMax();
+  const drawdownBucket = new MinMax();
   const daily: PlotPoint[] = [];
   const total: PlotPoint[] = [];
   const trailing: PlotPoint[] = [];
@@ -76,19 +70,19 @@ export function equityChartLines(result: BacktestResult, maxPoints: number, floo
     const dd = peak > 0 ? -((peak - e) / peak) * 100 : 0;
     floors?.add(time, raw);
     if (k === 1) {
-      equity.out.push([time, e]);
-      drawdown.out.push([time, dd]);
+      equity.push([time, e]);
+      drawdown.push([time, dd]);
       if (floors) pushFloors(time);
       return;
     }
     if (at === 0) t0 = time;
     if (at === 1) t1 = time;
-    minMax(equity, at, e);
-    minMax(drawdown, at, dd);
+    minMaxAdd(equityBucket, at, e);
+    minMaxAdd(drawdownBucket, at, dd);
     if (size === 1) {
       // A last bucket of one sample: one point each, at its time.
-      equity.out.push([t0, e]);
-      drawdown.out.push([t0, dd]);
+      equity.push([t0, e]);
+      drawdown.push([t0, dd]);
       if (floors) pushFloors(time);
       return;
     }
@@ -99,8 +93,8 @@ export function equityChartLines(result: BacktestResult, maxPoints: number, floo
       trailingMid = trailingNum;
     }
     if (at < size - 1) return;
-    closeMinMax(equity, t0, t1);
-    closeMinMax(drawdown, t0, t1);
+    minMaxClose(equityBucket, t0, t1, equity);
+    minMaxClose(drawdownBucket, t0, t1, drawdown);
     if (floors) {
       refreshFloors();
       pushStep(daily, t0, dailyMid, t1, dailyNum);
@@ -108,7 +102,7 @@ export function equityChartLines(result: BacktestResult, maxPoints: number, floo
       pushStep(trailing, t0, trailingMid, t1, trailingNum);
     }
   });
-  return { equity: equity.out, drawdown: drawdown.out, daily, total, trailing };
+  return { equity, drawdown, daily, total, trailing };
 
   function refreshFloors(): void {
     if (floors!.daily !== dailyDec) {
@@ -124,40 +118,13 @@ export function equityChartLines(result: BacktestResult, maxPoints: number, floo
   /** Every floor's value at `time`, as a point each (unbucketed samples). */
   function pushFloors(time: number): void {
     refreshFloors();
-    pushPoint(daily, time, dailyNum);
-    pushPoint(total, time, totalNum);
-    pushPoint(trailing, time, trailingNum);
+    pushStepPoint(daily, time, dailyNum);
+    pushStepPoint(total, time, totalNum);
+    pushStepPoint(trailing, time, trailingNum);
   }
-}
-
-function minMax(line: MinMax, at: number, v: number): void {
-  if (at === 0) {
-    line.lo = line.hi = v;
-    line.loAt = line.hiAt = 0;
-    return;
-  }
-  if (v < line.lo) {
-    line.lo = v;
-    line.loAt = at;
-  }
-  if (v > line.hi) {
-    line.hi = v;
-    line.hiAt = at;
-  }
-}
-
-/** The bucket's two points, in the order its lowest and highest value came. */
-function closeMinMax(line: MinMax, t0: number, t1: number): void {
-  if (line.loAt <= line.hiAt) line.out.push([t0, line.lo], [t1, line.hi]);
-  else line.out.push([t0, line.hi], [t1, line.lo]);
 }
 
 function pushStep(out: PlotPoint[], t0: number, mid: number | undefined, t1: number, end: number | undefined): void {
-  pushPoint(out, t0, mid);
-  pushPoint(out, t1, end);
-}
-
-/** Nothing drawn where a floor does not apply. */
-function pushPoint(out: PlotPoint[], t: number, v: number | undefined): void {
-  if (v !== undefined && !Number.isNaN(v)) out.push([t, v]);
+  pushStepPoint(out, t0, mid);
+  pushStepPoint(out, t1, end);
 }

@@ -78,39 +78,59 @@ abstract class ThinnedLine {
   protected abstract sample(at: number, size: number, time: number, value: number | null | undefined): void;
 }
 
+/** A bucket's lowest and highest value and at which of its samples they came (see `minMaxAdd`). */
+export class MinMax {
+  lo = 0;
+  hi = 0;
+  loAt = 0;
+  hiAt = 0;
+}
+
+/** Sample `at` (0-based) of a bucket into its lowest and highest value. */
+export function minMaxAdd(m: MinMax, at: number, v: number): void {
+  if (at === 0) {
+    m.lo = m.hi = v;
+    m.loAt = m.hiAt = 0;
+    return;
+  }
+  if (v < m.lo) {
+    m.lo = v;
+    m.loAt = at;
+  }
+  if (v > m.hi) {
+    m.hi = v;
+    m.hiAt = at;
+  }
+}
+
+/** A bucket of two samples or more as two points at its first two times, in the order its lowest and highest value came. */
+export function minMaxClose(m: MinMax, t0: number, t1: number, out: PlotPoint[]): void {
+  if (m.loAt <= m.hiAt) out.push([t0, m.lo], [t1, m.hi]);
+  else out.push([t0, m.hi], [t1, m.lo]);
+}
+
+/** A step line's point, or nothing where the line does not apply (null, undefined or NaN: no floor there). */
+export function pushStepPoint(out: PlotPoint[], t: number, v: number | null | undefined): void {
+  if (v !== null && v !== undefined && !Number.isNaN(v)) out.push([t, v]);
+}
+
 /** Each bucket keeps its lowest and highest value, in time order (see `thinMinMax`). */
 export class MinMaxLine extends ThinnedLine {
   #t0 = 0;
   #t1 = 0;
-  #lo = 0;
-  #hi = 0;
-  #loAt = 0;
-  #hiAt = 0;
+  readonly #bucket = new MinMax();
 
   protected sample(at: number, size: number, time: number, value: number): void {
     if (this.k === 1) {
       this.out.push([time, value]);
       return;
     }
-    if (at === 0) {
-      this.#t0 = time;
-      this.#lo = this.#hi = value;
-      this.#loAt = this.#hiAt = 0;
-    } else {
-      if (at === 1) this.#t1 = time;
-      if (value < this.#lo) {
-        this.#lo = value;
-        this.#loAt = at;
-      }
-      if (value > this.#hi) {
-        this.#hi = value;
-        this.#hiAt = at;
-      }
-    }
+    if (at === 0) this.#t0 = time;
+    else if (at === 1) this.#t1 = time;
+    minMaxAdd(this.#bucket, at, value);
     if (at < size - 1) return;
     if (size === 1) this.out.push([this.#t0, value]);
-    else if (this.#loAt <= this.#hiAt) this.out.push([this.#t0, this.#lo], [this.#t1, this.#hi]);
-    else this.out.push([this.#t0, this.#hi], [this.#t1, this.#lo]);
+    else minMaxClose(this.#bucket, this.#t0, this.#t1, this.out);
   }
 }
 
@@ -125,19 +145,15 @@ export class StepLine extends ThinnedLine {
 
   protected sample(at: number, size: number, time: number, value: number | null | undefined): void {
     if (this.k === 1 || size === 1) {
-      this.#push(time, value);
+      pushStepPoint(this.out, time, value);
       return;
     }
     if (at === 0) this.#t0 = time;
     if (at === 1) this.#t1 = time;
     if (at === Math.floor(size / 2) - 1) this.#mid = value;
     if (at < size - 1) return;
-    this.#push(this.#t0, this.#mid);
-    this.#push(this.#t1, value);
-  }
-
-  #push(t: number, v: number | null | undefined): void {
-    if (v !== null && v !== undefined && !Number.isNaN(v)) this.out.push([t, v]);
+    pushStepPoint(this.out, this.#t0, this.#mid);
+    pushStepPoint(this.out, this.#t1, value);
   }
 }
 

@@ -1,16 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candleFromFields, fault, readAnyEpoch, splitCsv, type RowParse } from '../../src/feed/files/layouts.js';
-import { readEpoch, readTime } from '../../src/feed/files/parse-text.js';
+// The reference: what the general path makes of a row with these columns.
+import { generalRow } from '../../src/feed/files/layouts.js';
 import { plainRowReader, type PlainColumns } from '../../src/feed/files/plain-row.js';
-
-/** What the general path makes of a row with these columns (the reference the one-pass reader must equal). */
-function general(text: string, cols: PlainColumns): RowParse {
-  const f = splitCsv(text);
-  if (f.length !== cols.width) return fault('columns', `expected ${cols.width} columns, got ${f.length}`);
-  const timeOf = cols.timeUnit === 'ms' ? (t: string) => readEpoch(t, 'ms') : cols.timeUnit === 'any-or-date' ? readTime : readAnyEpoch;
-  return candleFromFields(f[cols.time]!, timeOf, f[cols.open]!, f[cols.high]!, f[cols.low]!, f[cols.close]!, cols.volume >= 0 ? f[cols.volume] : undefined);
-}
 
 const plainPrice = fc
   .tuple(fc.oneof(fc.constant('0'), fc.stringMatching(/^[1-9][0-9]{0,5}$/)), fc.option(fc.stringMatching(/^[0-9]{1,9}$/)))
@@ -98,7 +90,7 @@ describe('plainRowReader: the one-pass read of a plain row', () => {
       fc.assert(
         fc.property(row(cols, price), (text) => {
           const fast = plain(text);
-          if (fast !== undefined) expect(fast).toStrictEqual(general(text, cols));
+          if (fast !== undefined) expect(fast).toStrictEqual(generalRow(text, cols));
         }),
         { numRuns: 3000 },
       );
@@ -117,8 +109,8 @@ describe('plainRowReader: the one-pass read of a plain row', () => {
       });
     fc.assert(
       fc.property(good, (text) => {
-        expect(general(text, cols).ok).toBe(true);
-        expect(plain(text)).toStrictEqual(general(text, cols));
+        expect(generalRow(text, cols).ok).toBe(true);
+        expect(plain(text)).toStrictEqual(generalRow(text, cols));
       }),
       { numRuns: 2000 },
     );
@@ -138,7 +130,7 @@ describe('plainRowReader: the one-pass read of a plain row', () => {
     const plain = plainRowReader(layouts['timestamp_ms CSV']!);
     // high is one fp9 unit below open: equal as doubles, a bad row as texts.
     const text = '1618951320000,123456789.123456789,123456789.123456788,1,123456789.123456788,1';
-    expect(general(text, layouts['timestamp_ms CSV']!)).toMatchObject({ ok: false, reason: 'ohlc' });
+    expect(generalRow(text, layouts['timestamp_ms CSV']!)).toMatchObject({ ok: false, reason: 'ohlc' });
     expect(plain(text)).toBeUndefined();
   });
 
@@ -169,14 +161,14 @@ describe('plainRowReader: the one-pass read of a plain row', () => {
     for (const [date, iso] of cases) {
       const fast = plain(rowAt(date));
       expect(fast, date).toMatchObject({ ok: true, time: Date.parse(iso), unit: 'date' });
-      expect(fast).toStrictEqual(general(rowAt(date), cols));
+      expect(fast).toStrictEqual(generalRow(rowAt(date), cols));
     }
     // Any date text on an otherwise good row: the same as the general path whenever read, and every
     // form the general path reads as a date within 1970–2099 is read, but fractions, offsets and
     // spaces around it (which the general path trims).
     fc.assert(
       fc.property(fc.oneof(dateText, dateText.map((d) => d.replace('T', 't')), dateText.map((d) => d.replace('Z', 'z'))), (date) => {
-        const want = general(rowAt(date), cols);
+        const want = generalRow(rowAt(date), cols);
         const fast = plain(rowAt(date));
         if (fast !== undefined) expect(fast).toStrictEqual(want);
         else if (want.ok && date === date.trim() && !/[.+]/.test(date)) expect.fail(`${date} left to the general path`);

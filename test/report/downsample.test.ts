@@ -28,6 +28,12 @@ describe('thinned lines', () => {
     expect(thinSteps(times, line, 8)).toEqual([[0, 5], [1, 1], [3, 4], [4, 2], [6, 7], [7, 8], [9, 6], [10, 6]]);
   });
 
+  it('order a bucket’s low and high by the first sample of each value, and draw no NaN step', () => {
+    // buckets of 3: [5 3 5] (the first 5 is the high, before the low) and [1 4 1] (the first 1 is the low, before the high)
+    expect(thinMinMax([0, 1, 2, 3, 4, 5], [5, 3, 5, 1, 4, 1], 4)).toEqual([[0, 5], [1, 3], [3, 1], [4, 4]]);
+    expect(thinSteps([0, 1, 2], [5, Number.NaN, 7], 8)).toEqual([[0, 5], [2, 7]]);
+  });
+
   it('leave a short series whole', () => {
     expect(thinMinMax([0, 1], [3, 2], 8)).toEqual([[0, 3], [1, 2]]);
   });

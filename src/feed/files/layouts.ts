@@ -5,7 +5,7 @@
 import { open } from 'node:fs/promises';
 import { fp9Digits } from '../../core/fp9.js';
 import { DataFileError } from './errors.js';
-import { plainRowReader } from './plain-row.js';
+import { plainRowReader, type PlainColumns } from './plain-row.js';
 import { comparePlain, fp9Price, isPositive, parseDecimalText, readEpoch, readTime, TIME_WINDOW, type ReadTime } from './parse-text.js';
 import type { BadRowReason, FileLayout, TimeUnit } from './types.js';
 
@@ -57,7 +57,7 @@ function show(text: string): string {
   return JSON.stringify(text.length > 80 ? text.slice(0, 80) + '…' : text);
 }
 
-export function splitCsv(text: string): string[] {
+function splitCsv(text: string): string[] {
   const fields = text.split(',');
   for (let i = 0; i < fields.length; i++) {
     const raw = fields[i]!;
@@ -176,28 +176,29 @@ function mappedParser(header: string[]): ((text: string) => RowParse) | undefine
   const c = idx('close');
   if (timeIdx === undefined || o < 0 || h < 0 || l < 0 || c < 0) return undefined;
   const v = header.findIndex((name) => name.startsWith('volume'));
-  const width = header.length;
-  const msColumn = header[timeIdx] === 'timestamp_ms';
-  const timeOf = msColumn ? readMs : readTime;
-  const general = (text: string): RowParse => {
-    const f = splitCsv(text);
-    if (f.length !== width) return fault('columns', `expected ${width} columns, got ${f.length}`);
-    return candleFromFields(f[timeIdx]!, timeOf, f[o]!, f[h]!, f[l]!, f[c]!, v >= 0 ? f[v] : undefined);
-  };
-  const plain = plainRowReader({ width, time: timeIdx, open: o, high: h, low: l, close: c, volume: v, timeUnit: msColumn ? 'ms' : 'any-or-date' });
-  return (text) => plain(text) ?? general(text);
+  const timeUnit = header[timeIdx] === 'timestamp_ms' ? 'ms' : 'any-or-date';
+  return csvParser({ width: header.length, time: timeIdx, open: o, high: h, low: l, close: c, volume: v, timeUnit });
 }
 
 /** A header-less layout: time, open, high, low, close and (with 6 columns or more) volume first. */
 function fixedParser(width: number): (text: string) => RowParse {
-  const plain = plainRowReader({ width, time: 0, open: 1, high: 2, low: 3, close: 4, volume: width > 5 ? 5 : -1, timeUnit: 'any' });
-  return (text) => plain(text) ?? generalFixed(text, width);
+  return csvParser({ width, time: 0, open: 1, high: 2, low: 3, close: 4, volume: width > 5 ? 5 : -1, timeUnit: 'any' });
 }
 
-function generalFixed(text: string, width: number): RowParse {
+/** How the general path reads a layout's time column, by its `timeUnit`. */
+const TIME_READERS: Record<PlainColumns['timeUnit'], (text: string) => ReadTime | undefined> = { ms: readMs, any: readAnyEpoch, 'any-or-date': readTime };
+
+/** A CSV layout's rows: a plain row in one pass, any other the general way (which also words its faults). */
+function csvParser(cols: PlainColumns): (text: string) => RowParse {
+  const plain = plainRowReader(cols);
+  return (text) => plain(text) ?? generalRow(text, cols);
+}
+
+/** A row split into its columns and each read on its own: what the one-pass read must give, and where it leaves a row. */
+export function generalRow(text: string, cols: PlainColumns): RowParse {
   const f = splitCsv(text);
-  if (f.length !== width) return fault('columns', `expected ${width} columns, got ${f.length}`);
-  return candleFromFields(f[0]!, readAnyEpoch, f[1]!, f[2]!, f[3]!, f[4]!, f[5]);
+  if (f.length !== cols.width) return fault('columns', `expected ${cols.width} columns, got ${f.length}`);
+  return candleFromFields(f[cols.time]!, TIME_READERS[cols.timeUnit], f[cols.open]!, f[cols.high]!, f[cols.low]!, f[cols.close]!, cols.volume >= 0 ? f[cols.volume] : undefined);
 }
 
 /** Parses a snapshot JSON line into a 1-tick candle; asset checks are the reader's. */

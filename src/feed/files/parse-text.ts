@@ -24,9 +24,11 @@ export function isPositive(plain: string): boolean {
 }
 
 const DAY_MS = 86_400_000;
-/** Epoch values between these bounds are read as s / ms / µs (years 1973 to 5138 for each unit). */
-const MS_MIN = 100_000_000_000; // 1e11
-const US_MIN = 100_000_000_000_000; // 1e14
+/**
+ * An epoch value from one bound up to the next is read in that unit (years 1973 to 5138 for each);
+ * µs up to US_MAX. The one-pass row read (plain-row.ts) reads s and ms by the same bounds.
+ */
+export const EPOCH_FROM = { s: 100_000_000, ms: 100_000_000_000, us: 100_000_000_000_000 } as const; // 1e8, 1e11, 1e14
 const US_MAX = 100_000_000_000_000_000; // 1e17
 
 export type EpochUnit = Exclude<TimeUnit, 'date'>;
@@ -47,9 +49,9 @@ export const TIME_WINDOW = { from: Date.UTC(1970, 0, 1), to: Date.UTC(2100, 0, 1
 export function epochUnitOf(text: string): EpochUnit | undefined {
   if (!/^[0-9]{1,17}$/.test(text)) return undefined;
   const big = BigInt(text);
-  if (big < 100_000_000n) return undefined;
-  if (big < BigInt(MS_MIN)) return 's';
-  if (big < BigInt(US_MIN)) return 'ms';
+  if (big < BigInt(EPOCH_FROM.s)) return undefined;
+  if (big < BigInt(EPOCH_FROM.ms)) return 's';
+  if (big < BigInt(EPOCH_FROM.us)) return 'ms';
   if (big < BigInt(US_MAX)) return 'us';
   return undefined;
 }

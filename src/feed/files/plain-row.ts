@@ -9,7 +9,7 @@
  */
 import { fp9Digits } from '../../core/fp9.js';
 import type { ParsedCandle } from './layouts.js';
-import { TIME_WINDOW } from './parse-text.js';
+import { EPOCH_FROM, TIME_WINDOW } from './parse-text.js';
 
 /** Where a layout's columns are, and how its times are read. */
 export interface PlainColumns {
@@ -36,10 +36,6 @@ const COLON = 0x3a;
 const SPACE = 0x20;
 const T = 0x54;
 const Z = 0x5a;
-/** The epoch magnitudes `epochUnitOf` reads as seconds and milliseconds. */
-const S_MIN = 100_000_000;
-const MS_MIN = 100_000_000_000;
-const US_MIN = 100_000_000_000_000;
 
 /**
  * A parse of `text` into columns the caller reuses: start and end of each. Returns false unless the
@@ -170,10 +166,10 @@ export function plainRowReader(cols: PlainColumns): (text: string) => ParsedCand
     } else if (cols.timeUnit === 'ms') {
       time = epoch;
       unit = 'ms';
-    } else if (epoch >= S_MIN && epoch < MS_MIN) {
+    } else if (epoch >= EPOCH_FROM.s && epoch < EPOCH_FROM.ms) {
       time = epoch * 1000;
       unit = 's';
-    } else if (epoch >= MS_MIN && epoch < US_MIN) {
+    } else if (epoch >= EPOCH_FROM.ms && epoch < EPOCH_FROM.us) {
       time = epoch;
       unit = 'ms';
     } else return undefined;
