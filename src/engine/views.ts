@@ -67,24 +67,41 @@ export function orderView(o: OrderRt): Order {
  * bigint comparison costs a fraction of the shared cache's lookup (hashing the bigint).
  */
 interface PositionMemo {
-  size: DecMemo;
-  notional: DecMemo;
-  margin: DecMemo;
-  pnl: DecMemo;
-  funding: DecMemo;
-  fee: DecMemo;
-  feeRate: DecMemo;
-  exchangedQuote: DecMemo;
-  exchangedBase: DecMemo;
-  pnlInEvent: DecMemo;
-  rawPnlInEvent: DecMemo;
-  feeInEvent: DecMemo;
-  fundingInEvent: DecMemo;
-  scalpingCoefficient: DecMemo;
+  size: DecSource;
+  notional: DecSource;
+  margin: DecSource;
+  pnl: DecSource;
+  funding: DecSource;
+  fee: DecSource;
+  feeRate: DecSource;
+  exchangedQuote: DecSource;
+  exchangedBase: DecSource;
+  pnlInEvent: DecSource;
+  rawPnlInEvent: DecSource;
+  feeInEvent: DecSource;
+  fundingInEvent: DecSource;
+  scalpingCoefficient: DecSource;
 }
+type DecSource = Pick<DecMemo, 'of'>;
 const POSITION_MEMO = new WeakMap<PositionRt, PositionMemo>();
 
+/**
+ * A closed position's figures stand still and are seldom read again, while the engine keeps the
+ * position for as long as it runs: its views take the shared cache's Decimals, so a long backtest does
+ * not keep fourteen memos (and their Decimals) for every position it ever closed.
+ */
+const SHARED: DecSource = { of: rawToDec };
+const CLOSED_MEMO: PositionMemo = {
+  size: SHARED, notional: SHARED, margin: SHARED, pnl: SHARED, funding: SHARED, fee: SHARED, feeRate: SHARED,
+  exchangedQuote: SHARED, exchangedBase: SHARED, pnlInEvent: SHARED, rawPnlInEvent: SHARED, feeInEvent: SHARED,
+  fundingInEvent: SHARED, scalpingCoefficient: SHARED,
+};
+
 function positionMemo(p: PositionRt): PositionMemo {
+  if (p.status !== 'opened') {
+    POSITION_MEMO.delete(p);
+    return CLOSED_MEMO;
+  }
   let memo = POSITION_MEMO.get(p);
   if (memo === undefined) {
     memo = {

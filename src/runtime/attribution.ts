@@ -16,6 +16,24 @@ import { fillOrigin, type IntentRef, type Origin } from '../report/origin.js';
 
 const PROTECTIVE: ReadonlySet<string> = new Set(['stop', 'take', 'trailing_stop']);
 
+/**
+ * What attributing a position event reads of it. A backtest keeps one per fill until its run ends
+ * (see `Attribution.origin`), so it keeps these fields, not the whole event and its order.
+ */
+export type AttributedEvent = Pick<
+  PositionEvent,
+  'idx' | 'eventName' | 'closeReason' | 'market' | 'direction' | 'trader' | 'timestamp' | 'exchangedBase' | 'exchangedQuote'
+> & { readonly order: Pick<Order, 'id' | 'type' | 'triggerPrice'> | null };
+
+/** The fields of `event` that `Attribution.origin` reads. */
+export function attributedEvent(event: AttributedEvent): AttributedEvent {
+  const { idx, eventName, closeReason, market, direction, trader, timestamp, exchangedBase, exchangedQuote, order } = event;
+  return {
+    idx, eventName, closeReason, market, direction, trader, timestamp, exchangedBase, exchangedQuote,
+    order: order === null ? null : { id: order.id, type: order.type, triggerPrice: order.triggerPrice },
+  };
+}
+
 export class Attribution {
   readonly #intentOfOrder = new Map<string, IntentRef>();
   readonly #orders = new Map<string, Pick<Order, 'type' | 'parentOrderId' | 'positionId' | 'triggerPrice' | 'market' | 'direction' | 'status'>>();
@@ -60,14 +78,14 @@ export class Attribution {
   }
 
   /** The origin of a position event; `order` may be null (a polled position record). */
-  origin(event: PositionEvent): Origin {
+  origin(event: AttributedEvent): Origin {
     const orderId = event.order?.id ?? (event.order === null ? this.#closingOrder(event) : undefined);
     const order = event.order ?? (orderId !== undefined ? this.#orders.get(orderId) : undefined);
     const ref = order === undefined ? undefined : { type: order.type, triggered: !order.triggerPrice.isZero() };
     return fillOrigin(event, ref, this.intentOf(orderId) ?? (ref?.triggered === false ? this.#closeAllBefore(event) : undefined));
   }
 
-  #closeAllBefore(event: PositionEvent): IntentRef | undefined {
+  #closeAllBefore(event: AttributedEvent): IntentRef | undefined {
     const at = event.timestamp.getTime();
     const list = this.#closeAlls.get(event.trader) ?? [];
     for (let i = list.length - 1; i >= 0; i -= 1) if (list[i]!.at <= at) return list[i]!.ref;
@@ -79,7 +97,7 @@ export class Attribution {
    * on its market and side. A close: one of ours that closed this position, else the protective order
    * whose trigger lies nearest the exit price.
    */
-  #closingOrder(event: PositionEvent): string | undefined {
+  #closingOrder(event: AttributedEvent): string | undefined {
     if (event.eventName === 'increasePosition') {
       let latest: string | undefined;
       for (const [id, o] of this.#orders) {

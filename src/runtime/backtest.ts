@@ -25,7 +25,7 @@ import type {
 import type { Decision } from '../risk/types.js';
 import type { Origin } from '../report/origin.js';
 import type { GuardActionRecord } from '../report/types.js';
-import { Attribution } from './attribution.js';
+import { Attribution, attributedEvent, type AttributedEvent } from './attribution.js';
 import { DEFAULT_RISK_GUARD_CONFIG } from '../risk/config.js';
 import { LocalSession, type LocalSessionOptions, type RunStats } from './local-session.js';
 import type { BacktestRules } from './scenario.js';
@@ -109,7 +109,8 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
 
   const fills: FillRecord[] = [];
   const funding: FundingRecord[] = [];
-  const fillEvents: PositionEvent[] = [];
+  // Attributed after the run (see below): each fill's event is kept as what attributing it reads.
+  const fillEvents: AttributedEvent[] = [];
   const trades = new Map<string, OpenTrade>();
   // A phase change (evaluation passed, say) resets the balance to the initial size. The engine's
   // verdict is kept as a transition, and the equity curve stays continuous: what the account had
@@ -200,7 +201,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
       indexPrice: p.order?.indexPrice ?? null,
     };
     fills.push(fill);
-    fillEvents.push(p);
+    fillEvents.push(attributedEvent(p));
   }
 
   // Equity once per virtual minute (the engine's own sampling step), read as the fp9 integer the

@@ -6,9 +6,10 @@
 import { rmSync } from 'node:fs';
 import { EMPTY, mergeMap, of } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Direction } from '../../src/api/types.js';
+import type { Direction, Order, PositionEvent } from '../../src/api/types.js';
 import { Dec } from '../../src/core/decimal.js';
 import { buildReportJson } from '../../src/report/report-json.js';
+import { attributedEvent } from '../../src/runtime/attribution.js';
 import { runBacktest } from '../../src/runtime/backtest.js';
 import { defineStrategy } from '../../src/strategy/define.js';
 import type { OrderIntent } from '../../src/strategy/intents.js';
@@ -99,5 +100,24 @@ describe('attribution of fills and trades', () => {
     expect(worst.trigger).toBe('103.554');
     // Beyond the trigger by the gap (0.154) and the spread on top of it.
     expect(Number(worst.slippage)).toBeGreaterThan(0.15);
+  });
+});
+
+describe('attributedEvent', () => {
+  it('keeps what attributing a fill reads, and not the event or its order view', () => {
+    const order = { id: 'o-1', type: 'stop', triggerPrice: new Dec('103.554'), amount: new Dec(5), leverage: new Dec(2) } as unknown as Order;
+    const event = {
+      idx: 'p-1', eventName: 'closePosition', closeReason: null, market: 'm-1', direction: 'long', trader: 'a-1',
+      timestamp: new Date(START), exchangedBase: new Dec('0.1'), exchangedQuote: new Dec('10.3'),
+      size: new Dec(0), notional: new Dec(0), margin: new Dec(0), pnl: new Dec('-0.2'), order,
+    } as unknown as PositionEvent;
+    const kept = attributedEvent(event);
+    expect(Object.keys(kept).sort()).toEqual(
+      ['closeReason', 'direction', 'eventName', 'exchangedBase', 'exchangedQuote', 'idx', 'market', 'order', 'timestamp', 'trader'],
+    );
+    for (const key of Object.keys(kept) as (keyof typeof kept)[]) if (key !== 'order') expect(kept[key], key).toBe(event[key]);
+    expect(kept.order).toEqual({ id: 'o-1', type: 'stop', triggerPrice: order.triggerPrice });
+    expect(kept.order).not.toBe(order);
+    expect(attributedEvent({ ...event, order: null }).order).toBeNull();
   });
 });

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
+import { decToRaw, rawToDec } from '../../src/engine/fixed.js';
 import { D, FLAT, HOUR, MIN, world } from './helpers.js';
 
 const fee = D('0.00008');
@@ -117,6 +118,24 @@ describe('Position record and events', () => {
     expect(last!.status).toBe('closed');
     expect(last!.size.isZero()).toBe(true);
     expect(last!.closedAt!.getTime()).toBe(w.engine.now());
+  });
+
+  it("a closed position's views take the shared cache's Decimals: no memo is kept for it while the engine keeps it", async () => {
+    const w = world({ market: { overrides: FLAT } });
+    await w.order({ type: 'market', direction: 'long', amount: D(1000), leverage: D(5) });
+    const [open] = await w.ex.listActivePositions(w.accountId, 'BTC');
+    // an open position's figures are its own memo's, made afresh (not the cache's instances)
+    expect(open!.margin).not.toBe(rawToDec(decToRaw(open!.margin)));
+    const [again] = await w.ex.listActivePositions(w.accountId, 'BTC');
+    expect(again!.margin).toBe(open!.margin);
+    w.price('51000', 5 * MIN);
+    await w.order({ type: 'take', direction: 'long', amount: D(100), triggerPrice: D(0), positionId: open!.idx });
+    const history = await w.ex.getPositionHistory(open!.idx);
+    const closed = history.find((h) => h.status === 'closed')!;
+    for (const field of ['notional', 'margin', 'pnl', 'fee', 'feeRate', 'exchangedQuote', 'exchangedBase', 'pnlInEvent', 'feeInEvent'] as const) {
+      expect(closed[field], field).toBe(rawToDec(decToRaw(closed[field]!)));
+    }
+    expect(closed.feeRate.toString()).toBe(open!.feeRate.toString());
   });
 });
 
