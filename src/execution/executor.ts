@@ -32,9 +32,11 @@ import {
 } from '../strategy/intents.js';
 import { idempotencyKey, REPLAY_WINDOW_MS } from './idempotency.js';
 import {
+  inDoubt,
   isFinalStatus,
   MemoryJournal,
   type ExecutionJournal,
+  type IntentRecord,
   type IntentStatus,
   type RequestRecord,
 } from './journal.js';
@@ -269,7 +271,8 @@ export class Executor {
 
   /**
    * After a restart: pick up every intent the journal holds that had not reached a final status,
-   * settle its requests (same keys) and finish it. Resolves once all of them are final.
+   * settle its requests (same keys) and finish it; and settle the requests a final intent left in
+   * doubt. Resolves once all of them are final.
    */
   async resume(): Promise<IntentState[]> {
     const since = this.#clock.now() - 2 * 60 * 60_000;
@@ -279,15 +282,36 @@ export class Executor {
     for (const u of unfinished) {
       if (this.#entries.has(u.record.intent.id)) continue;
       const requests = new Map(u.requests.map((r) => [r.step, r]));
-      runs.push(this.#start(u.record.intent, requests, u.orders.map((o) => ({
-        id: o.orderId,
-        step: o.step,
-        replaces: o.replaces,
-        replacedBy: null,
-        order: o.order,
-      }))));
+      const orders = u.orders.map((o) => ({ id: o.orderId, step: o.step, replaces: o.replaces, replacedBy: null, order: o.order }));
+      runs.push(isFinalStatus(u.record.status) ? this.#settleFinal(u.record, requests, orders) : this.#start(u.record.intent, requests, orders));
     }
     return Promise.all(runs);
+  }
+
+  /**
+   * A final intent with requests in doubt: its run ended while the reads that would settle them failed
+   * (or a crash came between). Its plan is over and is not made again (a step after the one that failed
+   * must not happen now); those requests alone are settled by reading, so an order one of them placed
+   * is tracked as this intent's, not met later as an order nobody placed. The intent keeps its status.
+   */
+  #settleFinal(record: IntentRecord, requests: Map<string, RequestRecord>, orders: MutableTracked[]): Promise<IntentState> {
+    const entry: Entry = {
+      intent: record.intent,
+      status: record.status,
+      code: record.code,
+      reason: record.reason,
+      orders: new Map(),
+      requests,
+      sent: true,
+      done: Promise.resolve(undefined as never),
+      submittedAt: this.#clock.now(),
+      updatedAt: record.updatedAt,
+      seq: ++this.#seq,
+    };
+    for (const o of orders) this.#addTracked(entry, o);
+    this.#entries.set(record.intent.id, entry);
+    entry.done = this.#settleLeftovers(entry).then(() => this.#snapshot(entry));
+    return entry.done;
   }
 
   /** Apply newer views of orders (a poll of active orders or history, engine events): fills, cancels, children. */
@@ -431,17 +455,18 @@ export class Executor {
    * is made again from what the venue shows, and may not revisit a step an earlier run left in doubt
    * (the stop it was moving already sits at the new trigger, the order it was cancelling is gone).
    * Such a row is settled by reading: `ok` (settled by read) when the venue shows the step's effect,
-   * else `failed` with `superseded` (never known to have acted, and no longer wanted). Without this
-   * the row would stay pending forever: a final intent is never loaded again.
+   * else `failed` with `superseded` (never known to have acted, and no longer wanted). A row whose
+   * reads fail too keeps its doubt, and the next start settles it (`resume` loads a final intent with a
+   * request in doubt again, for that alone).
    */
   async #settleLeftovers(entry: Entry): Promise<void> {
     for (const rec of entry.requests.values()) {
-      if (rec.outcome !== 'pending' && rec.outcome !== 'unknown') continue;
+      if (!inDoubt(rec)) continue;
       let settled: SettleResult<unknown>;
       try {
         settled = await this.#settleLeftover(entry, rec);
       } catch {
-        continue; // the reads failed too: the row keeps its doubt
+        continue; // the reads failed too: the row keeps its doubt until the next start
       }
       Object.assign(rec, settled.found
         ? { outcome: 'ok', result: settled.value, settledBy: 'read', finishedAt: this.#clock.now() }
@@ -717,7 +742,11 @@ export class Executor {
       try {
         return await spec.settle(request);
       } catch (error) {
-        finish('failed', { errorCode: error instanceof IntentEnd ? error.code : 'settlement_failed' });
+        // The reads failed, not the request: it may still have acted, so it stays in doubt (unknown) for
+        // the leftover settle and, failing that, the next start; 'failed' would disown an order it placed.
+        Object.assign(request, { outcome: 'unknown', errorCode: error instanceof IntentEnd ? error.code : 'settlement_failed' });
+        this.#journal.updateRequest({ ...request });
+        this.#emit(entry, 'request');
         throw error;
       } finally {
         if (shape) this.#settling.set(shape, (this.#settling.get(shape) ?? 1) - 1);

@@ -21,6 +21,11 @@ export function isFinalStatus(s: IntentStatus): boolean {
  */
 export type RequestOutcome = 'pending' | 'unknown' | 'ok' | 'refused' | 'failed';
 
+/** A request that may or may not have acted: stored before it went out, its answer never known. */
+export function inDoubt(record: Pick<RequestRecord, 'outcome'>): boolean {
+  return record.outcome === 'pending' || record.outcome === 'unknown';
+}
+
 export interface RequestRecord {
   key: string;
   intentId: string;
@@ -76,7 +81,10 @@ export interface ExecutionJournal {
   saveOrder(link: OrderLink): void;
   /** The stored request of a key, if any. */
   findRequest(key: string): Promise<RequestRecord | undefined>;
-  /** Intents not in a final status, with their requests and orders, oldest first. */
+  /**
+   * Intents not in a final status, and final intents with a request still pending or unknown (a
+   * crash, or reads that failed while it ended), with their requests and orders, oldest first.
+   */
   loadUnfinished(): Promise<UnfinishedIntent[]>;
   /** Ids of orders already attributed to an intent whose order was created at or after `sinceMs`. */
   claimedOrderIds(sinceMs: number): Promise<string[]>;
@@ -107,11 +115,12 @@ export class MemoryJournal implements ExecutionJournal {
   async loadUnfinished(): Promise<UnfinishedIntent[]> {
     const out: UnfinishedIntent[] = [];
     for (const record of this.#intents.values()) {
-      if (isFinalStatus(record.status)) continue;
       const id = record.intent.id;
+      const requests = [...this.#requests.values()].filter((r) => r.intentId === id);
+      if (isFinalStatus(record.status) && !requests.some(inDoubt)) continue;
       out.push({
         record: { ...record },
-        requests: [...this.#requests.values()].filter((r) => r.intentId === id).map((r) => ({ ...r })),
+        requests: requests.map((r) => ({ ...r })),
         orders: [...this.#orders.values()].filter((o) => o.intentId === id).map((o) => ({ ...o })),
       });
     }

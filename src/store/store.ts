@@ -272,7 +272,9 @@ export class Store implements ExecutionJournal {
 
   async loadUnfinished(): Promise<UnfinishedIntent[]> {
     const intents = await this.query<IntentRow>(
-      `SELECT * FROM intents WHERE status NOT IN ('done', 'rejected', 'dropped', 'failed') ORDER BY created_at, rowid`,
+      `SELECT * FROM intents WHERE status NOT IN ('done', 'rejected', 'dropped', 'failed')
+         OR id IN (SELECT intent_id FROM requests WHERE outcome IN ('pending', 'unknown'))
+       ORDER BY created_at, rowid`,
     );
     const out: UnfinishedIntent[] = [];
     for (const row of intents) {

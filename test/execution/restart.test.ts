@@ -95,6 +95,39 @@ describe('Executor: restart on the same database', () => {
     expect((state?.orders[0]?.order.positionId)).toBe(pos.idx);
   });
 
+  it('a request a run ended with in doubt (its reads failed) is settled by the next start: the order it placed is tracked', async () => {
+    const { exchange, executorOn } = await world();
+    const first = await executorOn();
+    exchange.fail('createOrder', { kind: 'hold', until: gate().until, after: true }); // acts, never answers
+    const intent = openIntent({ entry: { type: 'limit', price: new Dec(94) } });
+    void first.executor.submit(intent);
+    await until(() => exchange.orders.size === 1);
+    // The crash comes after the first store's last batch (its attempt count) is on disk: a store left
+    // open here would commit it later, over what the next starts write.
+    await first.store.flush();
+    // The next start cannot read the orders: the plan's settle and the leftover settle both fail.
+    exchange.fail('listActiveOrders', { kind: 'refuse', status: 403, code: 'forbidden' }, { kind: 'refuse', status: 403, code: 'forbidden' });
+    const second = await executorOn();
+    const [ended] = await second.executor.resume();
+    expect(ended?.status).toBe('rejected');
+    expect(ended?.orders).toEqual([]);
+    const doubt = "SELECT outcome FROM requests WHERE outcome IN ('pending', 'unknown')";
+    expect(await second.store.query(doubt)).toHaveLength(1);
+    // The start after that can read: it settles the request alone (the intent stays as it ended) and owns the order.
+    const third = await executorOn();
+    const [settled] = await third.executor.resume();
+    expect(settled?.intent.id).toBe(intent.id);
+    expect(settled?.status).toBe('rejected');
+    expect(settled?.orders.map((o) => o.id)).toEqual([...exchange.orders.keys()]);
+    expect(await third.store.query(doubt)).toEqual([]);
+    const [row] = await third.store.query<{ outcome: string; settled_by: string }>('SELECT outcome, settled_by FROM requests');
+    expect(row).toEqual({ outcome: 'ok', settled_by: 'read' });
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+    expect((await third.store.intent(intent.id))?.status).toBe('rejected');
+    // Nothing is left for a fourth start.
+    expect(await (await executorOn()).executor.resume()).toEqual([]);
+  });
+
   it('a resubmitted intent after a restart reuses the stored request too', async () => {
     const { exchange, executorOn } = await world();
     const first = await executorOn();

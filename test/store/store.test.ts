@@ -191,8 +191,13 @@ describe('Store: records', () => {
     expect((await b.findRequest('k'))?.outcome).toBe('unknown');
 
     b.saveIntent({ intent, status: 'done', code: null, reason: null, updatedAt: 20 });
-    expect(await b.loadUnfinished()).toHaveLength(0);
     expect((await b.intent(intent.id))?.status).toBe('done');
+    // Final, but a request is still in doubt: loaded again, so that the next start settles it.
+    const [final] = await b.loadUnfinished();
+    expect(final?.record.status).toBe('done');
+    expect(final?.requests.map((r) => r.outcome)).toEqual(['unknown']);
+    b.updateRequest({ key: 'k', intentId: intent.id, step: 'create', operation: 'createOrder', args: [], storedAt: 3, attempts: 2, outcome: 'ok', settledBy: 'read' });
+    expect(await b.loadUnfinished()).toHaveLength(0);
   });
 
   it('guard decisions keep their reasons', async () => {
