@@ -17,8 +17,8 @@ import { fillOrigin, type IntentRef, type Origin } from '../report/origin.js';
 const PROTECTIVE: ReadonlySet<string> = new Set(['stop', 'take', 'trailing_stop']);
 
 /**
- * What attributing a position event reads of it. A backtest keeps one per fill until its run ends
- * (see `Attribution.origin`), so it keeps these fields, not the whole event and its order.
+ * What attributing a position event reads of it. `runBacktest` attributes its fills once the run has
+ * ended, so it keeps one of these per fill, not the whole event and its order view.
  */
 export type AttributedEvent = Pick<
   PositionEvent,
