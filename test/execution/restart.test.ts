@@ -23,6 +23,11 @@ afterAll(async () => {
 });
 
 let fileNo = 0;
+/**
+ * An exchange and executors on one database file. A test "crashes" an executor by abandoning it, so
+ * it flushes that executor's store first: left open, the store would commit its last batch (an
+ * attempt count) later, over the rows the next start writes, which a killed process cannot do.
+ */
 async function world() {
   const file = path.join(tmp.dir, `run-${++fileNo}.db`);
   const clock = new VirtualClock(START);
@@ -48,6 +53,7 @@ describe('Executor: restart on the same database', () => {
     const intent = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
     void first.executor.submit(intent);
     await until(() => exchange.orders.size === 1);
+    await first.store.flush(); // the crash comes after its last batch is on disk (see world)
     // "Crash": the first executor is abandoned as it stands.
     clock.advance(30_000);
     const second = await executorOn();
@@ -69,6 +75,7 @@ describe('Executor: restart on the same database', () => {
     const intent = openIntent({ entry: { type: 'limit', price: new Dec(96) } });
     void first.executor.submit(intent);
     await until(() => exchange.callsOf('createOrder').length === 1);
+    await first.store.flush(); // the crash comes after its last batch is on disk (see world)
     const second = await executorOn();
     const [state] = await second.executor.resume();
     expect(state?.status).toBe('done');
@@ -87,6 +94,7 @@ describe('Executor: restart on the same database', () => {
     const intent = closeIntent();
     void first.executor.submit(intent);
     await until(() => exchange.orders.size === 1);
+    await first.store.flush(); // the crash comes after its last batch is on disk (see world)
     expect(pos.status).toBe('closed');
     const second = await executorOn();
     const [state] = await second.executor.resume();
@@ -102,9 +110,7 @@ describe('Executor: restart on the same database', () => {
     const intent = openIntent({ entry: { type: 'limit', price: new Dec(94) } });
     void first.executor.submit(intent);
     await until(() => exchange.orders.size === 1);
-    // The crash comes after the first store's last batch (its attempt count) is on disk: a store left
-    // open here would commit it later, over what the next starts write.
-    await first.store.flush();
+    await first.store.flush(); // the crash comes after its last batch is on disk (see world)
     // The next start cannot read the orders: the plan's settle and the leftover settle both fail.
     exchange.fail('listActiveOrders', { kind: 'refuse', status: 403, code: 'forbidden' }, { kind: 'refuse', status: 403, code: 'forbidden' });
     const second = await executorOn();
