@@ -66,36 +66,23 @@ export function orderView(o: OrderRt): Order {
  * position's events (every funding payment, every fill) and reads repeat most of its figures, and a
  * bigint comparison costs a fraction of the shared cache's lookup (hashing the bigint).
  */
-interface PositionMemo {
-  size: DecSource;
-  notional: DecSource;
-  margin: DecSource;
-  pnl: DecSource;
-  funding: DecSource;
-  fee: DecSource;
-  feeRate: DecSource;
-  exchangedQuote: DecSource;
-  exchangedBase: DecSource;
-  pnlInEvent: DecSource;
-  rawPnlInEvent: DecSource;
-  feeInEvent: DecSource;
-  fundingInEvent: DecSource;
-  scalpingCoefficient: DecSource;
-}
-type DecSource = Pick<DecMemo, 'of'>;
+const POSITION_FIELDS = [
+  'size', 'notional', 'margin', 'pnl', 'funding', 'fee', 'feeRate', 'exchangedQuote', 'exchangedBase',
+  'pnlInEvent', 'rawPnlInEvent', 'feeInEvent', 'fundingInEvent', 'scalpingCoefficient',
+] as const;
+type PositionMemo = Record<(typeof POSITION_FIELDS)[number], Pick<DecMemo, 'of'>>;
 const POSITION_MEMO = new WeakMap<PositionRt, PositionMemo>();
+
+const memoOf = (source: () => Pick<DecMemo, 'of'>): PositionMemo =>
+  Object.fromEntries(POSITION_FIELDS.map((field) => [field, source()])) as PositionMemo;
 
 /**
  * A closed position's figures stand still and are seldom read again, while the engine keeps the
  * position for as long as it runs: its views take the shared cache's Decimals, so a long backtest does
  * not keep fourteen memos (and their Decimals) for every position it ever closed.
  */
-const SHARED: DecSource = { of: rawToDec };
-const CLOSED_MEMO: PositionMemo = {
-  size: SHARED, notional: SHARED, margin: SHARED, pnl: SHARED, funding: SHARED, fee: SHARED, feeRate: SHARED,
-  exchangedQuote: SHARED, exchangedBase: SHARED, pnlInEvent: SHARED, rawPnlInEvent: SHARED, feeInEvent: SHARED,
-  fundingInEvent: SHARED, scalpingCoefficient: SHARED,
-};
+const SHARED = { of: rawToDec };
+const CLOSED_MEMO = memoOf(() => SHARED);
 
 function positionMemo(p: PositionRt): PositionMemo {
   if (p.status !== 'opened') {
@@ -104,22 +91,7 @@ function positionMemo(p: PositionRt): PositionMemo {
   }
   let memo = POSITION_MEMO.get(p);
   if (memo === undefined) {
-    memo = {
-      size: new DecMemo(),
-      notional: new DecMemo(),
-      margin: new DecMemo(),
-      pnl: new DecMemo(),
-      funding: new DecMemo(),
-      fee: new DecMemo(),
-      feeRate: new DecMemo(),
-      exchangedQuote: new DecMemo(),
-      exchangedBase: new DecMemo(),
-      pnlInEvent: new DecMemo(),
-      rawPnlInEvent: new DecMemo(),
-      feeInEvent: new DecMemo(),
-      fundingInEvent: new DecMemo(),
-      scalpingCoefficient: new DecMemo(),
-    };
+    memo = memoOf(() => new DecMemo());
     POSITION_MEMO.set(p, memo);
   }
   return memo;

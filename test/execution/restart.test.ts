@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CreateOrderRequest } from '../../src/api/types.js';
+import type { OrderIntent } from '../../src/strategy/intents.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { Dec } from '../../src/core/decimal.js';
 import { Executor } from '../../src/execution/executor.js';
@@ -45,16 +46,26 @@ const until = async (cond: () => boolean) => {
   while (!cond()) await new Promise((r) => setImmediate(r));
 };
 
+type World = Awaited<ReturnType<typeof world>>;
+
+/**
+ * A first executor sends `intent`'s order, which the venue places without ever answering; then it
+ * "crashes", after its last batch is on disk (see world).
+ */
+async function lostAnswer({ exchange, executorOn }: World, intent: OrderIntent): Promise<void> {
+  const first = await executorOn();
+  exchange.fail('createOrder', { kind: 'hold', until: gate().until, after: true }); // acts, never answers
+  void first.executor.submit(intent);
+  await until(() => exchange.orders.size === 1);
+  await first.store.flush();
+}
+
 describe('Executor: restart on the same database', () => {
   it('the venue acted but the answer was lost in the crash: the new executor adopts the order', async () => {
-    const { exchange, executorOn, clock } = await world();
-    const first = await executorOn();
-    exchange.fail('createOrder', { kind: 'hold', until: gate().until, after: true }); // acts, never answers
+    const w = await world();
+    const { exchange, executorOn, clock } = w;
     const intent = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
-    void first.executor.submit(intent);
-    await until(() => exchange.orders.size === 1);
-    await first.store.flush(); // the crash comes after its last batch is on disk (see world)
-    // "Crash": the first executor is abandoned as it stands.
+    await lostAnswer(w, intent);
     clock.advance(30_000);
     const second = await executorOn();
     const [state] = await second.executor.resume();
@@ -87,14 +98,10 @@ describe('Executor: restart on the same database', () => {
   });
 
   it('a close that acted before the crash is not re-resolved (the position is gone): it is found in history', async () => {
-    const { exchange, executorOn } = await world();
+    const w = await world();
+    const { exchange, executorOn } = w;
     const pos = exchange.addPosition({ direction: 'long', size: new Dec(2) });
-    const first = await executorOn();
-    exchange.fail('createOrder', { kind: 'hold', until: gate().until, after: true });
-    const intent = closeIntent();
-    void first.executor.submit(intent);
-    await until(() => exchange.orders.size === 1);
-    await first.store.flush(); // the crash comes after its last batch is on disk (see world)
+    await lostAnswer(w, closeIntent());
     expect(pos.status).toBe('closed');
     const second = await executorOn();
     const [state] = await second.executor.resume();
@@ -104,13 +111,10 @@ describe('Executor: restart on the same database', () => {
   });
 
   it('a request a run ended with in doubt (its reads failed) is settled by the next start: the order it placed is tracked', async () => {
-    const { exchange, executorOn } = await world();
-    const first = await executorOn();
-    exchange.fail('createOrder', { kind: 'hold', until: gate().until, after: true }); // acts, never answers
+    const w = await world();
+    const { exchange, executorOn } = w;
     const intent = openIntent({ entry: { type: 'limit', price: new Dec(94) } });
-    void first.executor.submit(intent);
-    await until(() => exchange.orders.size === 1);
-    await first.store.flush(); // the crash comes after its last batch is on disk (see world)
+    await lostAnswer(w, intent);
     // The next start cannot read the orders: the plan's settle and the leftover settle both fail.
     exchange.fail('listActiveOrders', { kind: 'refuse', status: 403, code: 'forbidden' }, { kind: 'refuse', status: 403, code: 'forbidden' });
     const second = await executorOn();

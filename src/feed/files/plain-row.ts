@@ -83,22 +83,11 @@ function plainDecimal(text: string, a: number, b: number): boolean {
   return !(intEnd - a > 1 && text.charCodeAt(a) === ZERO);
 }
 
-/** The value of a column of 1 to 15 digits (exact in a double); NaN for anything else. */
-function epochDigits(text: string, a: number, b: number): number {
+/** The value of the 1 to 15 digits from `a` to `b` (exact in a double); NaN for anything else. */
+function digitsValue(text: string, a: number, b: number): number {
   if (a === b || b - a > 15) return Number.NaN;
   let value = 0;
   for (let i = a; i < b; i += 1) {
-    const c = text.charCodeAt(i);
-    if (c < ZERO || c > ZERO + 9) return Number.NaN;
-    value = value * 10 + (c - ZERO);
-  }
-  return value;
-}
-
-/** The value of `count` digits at `at`; NaN if one is not a digit. */
-function fixedDigits(text: string, at: number, count: number): number {
-  let value = 0;
-  for (let i = at; i < at + count; i += 1) {
     const c = text.charCodeAt(i);
     if (c < ZERO || c > ZERO + 9) return Number.NaN;
     value = value * 10 + (c - ZERO);
@@ -120,9 +109,9 @@ function plainDate(text: string, a: number, b: number): number {
   const n = b - a;
   if (n !== 10 && n !== 16 && n !== 17 && n !== 19 && n !== 20) return Number.NaN;
   if (text.charCodeAt(a + 4) !== DASH || text.charCodeAt(a + 7) !== DASH) return Number.NaN;
-  const y = fixedDigits(text, a, 4);
-  const mo = fixedDigits(text, a + 5, 2);
-  const d = fixedDigits(text, a + 8, 2);
+  const y = digitsValue(text, a, a + 4);
+  const mo = digitsValue(text, a + 5, a + 7);
+  const d = digitsValue(text, a + 8, a + 10);
   // Date.UTC reads years below 100 as 19xx; the time window starts in 1970 anyway.
   if (!(y >= 1970 && mo >= 1 && mo <= 12 && d >= 1)) return Number.NaN;
   const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
@@ -130,7 +119,7 @@ function plainDate(text: string, a: number, b: number): number {
   if (n === 10) return Date.UTC(y, mo - 1, d);
   const sep = text.charCodeAt(a + 10);
   if (n === 16 && sep === SPACE && text.charCodeAt(a + 13) === DASH) {
-    const h12 = fixedDigits(text, a + 11, 2);
+    const h12 = digitsValue(text, a + 11, a + 13);
     const half = text.charCodeAt(a + 14) | 0x20;
     if (!(h12 >= 1 && h12 <= 12) || (text.charCodeAt(a + 15) | 0x20) !== 0x6d || (half !== 0x61 && half !== 0x70)) return Number.NaN;
     return Date.UTC(y, mo - 1, d, (h12 % 12) + (half === 0x70 ? 12 : 0));
@@ -139,12 +128,12 @@ function plainDate(text: string, a: number, b: number): number {
   const end = text.charCodeAt(b - 1) === Z ? b - 1 : b;
   const len = end - a;
   if ((len !== 16 && len !== 19) || text.charCodeAt(a + 13) !== COLON) return Number.NaN;
-  const h = fixedDigits(text, a + 11, 2);
-  const mi = fixedDigits(text, a + 14, 2);
+  const h = digitsValue(text, a + 11, a + 13);
+  const mi = digitsValue(text, a + 14, a + 16);
   let s = 0;
   if (len === 19) {
     if (text.charCodeAt(a + 16) !== COLON) return Number.NaN;
-    s = fixedDigits(text, a + 17, 2);
+    s = digitsValue(text, a + 17, a + 19);
   }
   if (!(h <= 23 && mi <= 59 && s <= 59)) return Number.NaN;
   return Date.UTC(y, mo - 1, d, h, mi, s);
@@ -156,7 +145,7 @@ export function plainRowReader(cols: PlainColumns): (text: string) => ParsedCand
   const ends = new Int32Array(cols.width);
   return (text) => {
     if (!columns(text, cols.width, starts, ends)) return undefined;
-    const epoch = epochDigits(text, starts[cols.time]!, ends[cols.time]!);
+    const epoch = digitsValue(text, starts[cols.time]!, ends[cols.time]!);
     let time: number;
     let unit: 'ms' | 's' | 'date';
     const date = cols.timeUnit === 'any-or-date' && Number.isNaN(epoch) ? plainDate(text, starts[cols.time]!, ends[cols.time]!) : Number.NaN;
