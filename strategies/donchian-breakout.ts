@@ -7,7 +7,7 @@
  *
  *   propbot backtest --strategy strategies/donchian-breakout.ts --data BTC=data/btc-1m.csv --param period=1h
  */
-import { ATR, candleNumbers, Dec, defineStrategy, DonchianChannels, priceFrom, rx, z, zDecimal, type Candle, type OrderIntent } from 'propbot';
+import { ATR, candleNumbers, Dec, defineStrategy, DonchianChannels, priceFrom, z, zDecimal, type Candle, type OrderIntent } from 'propbot';
 
 const params = z.object({
   asset: z.string().min(1).default('BTC'),
@@ -39,39 +39,37 @@ export default defineStrategy({
     const exit = new DonchianChannels(p.exitChannel);
     const atr = new ATR(p.atrPeriod);
 
-    return ctx.candles(p.asset, p.period).pipe(
-      rx.mergeMap((candle: Candle): OrderIntent[] => {
-        // Compare with the channels of the candles BEFORE this one, then add it.
-        const upper = entry.isStable ? entry.getResult()?.upper : undefined;
-        const lower = entry.isStable ? entry.getResult()?.lower : undefined;
-        const exitBand = exit.isStable ? exit.getResult() : null;
-        const n = candleNumbers(candle);
-        entry.add(n);
-        exit.add(n);
-        const range = atr.add(n);
-        if (upper === undefined || lower === undefined || range === null || !atr.isStable) return [];
+    return ctx.onCandle(p.asset, p.period, (candle: Candle): OrderIntent[] => {
+      // Compare with the channels of the candles BEFORE this one, then add it.
+      const upper = entry.isStable ? entry.getResult()?.upper : undefined;
+      const lower = entry.isStable ? entry.getResult()?.lower : undefined;
+      const exitBand = exit.isStable ? exit.getResult() : null;
+      const n = candleNumbers(candle);
+      entry.add(n);
+      exit.add(n);
+      const range = atr.add(n);
+      if (upper === undefined || lower === undefined || range === null || !atr.isStable) return [];
 
-        const held = ctx.latest.positions(p.asset)?.data ?? [];
-        const long = held.find((x) => x.direction === 'long');
-        const short = held.find((x) => x.direction === 'short');
-        const out: OrderIntent[] = [];
-        if (long && exitBand && n.close < exitBand.lower) out.push(ctx.intents.close({ direction: 'long', note: 'exit channel' }));
-        if (short && exitBand && n.close > exitBand.upper) out.push(ctx.intents.close({ direction: 'short', note: 'exit channel' }));
-        if (out.length > 0 || long || short) return out;
+      const held = ctx.latest.positions(p.asset)?.data ?? [];
+      const long = held.find((x) => x.direction === 'long');
+      const short = held.find((x) => x.direction === 'short');
+      const out: OrderIntent[] = [];
+      if (long && exitBand && n.close < exitBand.lower) out.push(ctx.intents.close({ direction: 'long', note: 'exit channel' }));
+      if (short && exitBand && n.close > exitBand.upper) out.push(ctx.intents.close({ direction: 'short', note: 'exit channel' }));
+      if (out.length > 0 || long || short) return out;
 
-        const price = ctx.latest.market(p.asset)?.price ?? candle.close;
-        const equity = ctx.latest.risk()?.data.currentEquity;
-        const distance = priceFrom(range).times(p.atrMultiplier);
-        if (!equity || !distance.gt(0) || !distance.lt(price)) return [];
-        const size = { risk: p.risk, maxAmount: equity.times(p.maxReserve).toDecimalPlaces(9) };
-        if (n.close > upper) {
-          return [ctx.intents.openLong({ size, leverage: p.leverage, stopLoss: price.minus(distance).toDecimalPlaces(9, Dec.ROUND_FLOOR), note: 'breakout up' })];
-        }
-        if (p.allowShort && n.close < lower) {
-          return [ctx.intents.openShort({ size, leverage: p.leverage, stopLoss: price.plus(distance).toDecimalPlaces(9, Dec.ROUND_CEIL), note: 'breakout down' })];
-        }
-        return [];
-      }),
-    );
+      const price = ctx.latest.market(p.asset)?.price ?? candle.close;
+      const equity = ctx.latest.risk()?.data.currentEquity;
+      const distance = priceFrom(range).times(p.atrMultiplier);
+      if (!equity || !distance.gt(0) || !distance.lt(price)) return [];
+      const size = { risk: p.risk, maxAmount: equity.times(p.maxReserve).toDecimalPlaces(9) };
+      if (n.close > upper) {
+        return [ctx.intents.openLong({ size, leverage: p.leverage, stopLoss: price.minus(distance).toDecimalPlaces(9, Dec.ROUND_FLOOR), note: 'breakout up' })];
+      }
+      if (p.allowShort && n.close < lower) {
+        return [ctx.intents.openShort({ size, leverage: p.leverage, stopLoss: price.plus(distance).toDecimalPlaces(9, Dec.ROUND_CEIL), note: 'breakout down' })];
+      }
+      return [];
+    });
   },
 });

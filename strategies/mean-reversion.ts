@@ -6,7 +6,7 @@
  *
  *   propbot backtest --strategy strategies/mean-reversion.ts --data ETH=data/eth-1m.csv --param asset=ETH
  */
-import { BollingerBands, Dec, defineStrategy, priceFrom, RSI, rx, z, zDecimal, type Candle, type OrderIntent } from 'propbot';
+import { BollingerBands, Dec, defineStrategy, priceFrom, RSI, z, zDecimal, type Candle, type OrderIntent } from 'propbot';
 
 const params = z.object({
   asset: z.string().min(1).default('BTC'),
@@ -37,47 +37,45 @@ export default defineStrategy({
     const bands = new BollingerBands(p.bands, p.deviations);
     const rsi = new RSI(p.rsiPeriod);
 
-    return ctx.candles(p.asset, p.period).pipe(
-      rx.mergeMap((candle: Candle): OrderIntent[] => {
-        const close = candle.close.toNumber();
-        const band = bands.add(close);
-        const strength = rsi.add(close);
-        if (band === null || strength === null || !bands.isStable || !rsi.isStable) return [];
+    return ctx.onCandle(p.asset, p.period, (candle: Candle): OrderIntent[] => {
+      const close = candle.close.toNumber();
+      const band = bands.add(close);
+      const strength = rsi.add(close);
+      if (band === null || strength === null || !bands.isStable || !rsi.isStable) return [];
 
-        const held = ctx.latest.positions(p.asset)?.data ?? [];
-        const long = held.some((x) => x.direction === 'long');
-        const short = held.some((x) => x.direction === 'short');
-        // Back at the mean: take the profit (or the small loss) at market.
-        if (long && close >= band.middle) return [ctx.intents.close({ direction: 'long', note: 'middle band' })];
-        if (short && close <= band.middle) return [ctx.intents.close({ direction: 'short', note: 'middle band' })];
-        if (long || short) return [];
+      const held = ctx.latest.positions(p.asset)?.data ?? [];
+      const long = held.some((x) => x.direction === 'long');
+      const short = held.some((x) => x.direction === 'short');
+      // Back at the mean: take the profit (or the small loss) at market.
+      if (long && close >= band.middle) return [ctx.intents.close({ direction: 'long', note: 'middle band' })];
+      if (short && close <= band.middle) return [ctx.intents.close({ direction: 'short', note: 'middle band' })];
+      if (long || short) return [];
 
-        const price = ctx.latest.market(p.asset)?.price ?? candle.close;
-        const middle = priceFrom(band.middle);
-        if (close < band.lower && strength < p.oversold && middle.gt(price)) {
-          return [
-            ctx.intents.openLong({
-              size: { quote: p.amount },
-              leverage: p.leverage,
-              stopLoss: price.times(p.stopPercent.neg().plus(1)).toDecimalPlaces(9, Dec.ROUND_FLOOR),
-              takeProfit: middle,
-              note: `rsi ${strength.toFixed(1)} below lower band`,
-            }),
-          ];
-        }
-        if (p.allowShort && close > band.upper && strength > p.overbought && middle.lt(price)) {
-          return [
-            ctx.intents.openShort({
-              size: { quote: p.amount },
-              leverage: p.leverage,
-              stopLoss: price.times(p.stopPercent.plus(1)).toDecimalPlaces(9, Dec.ROUND_CEIL),
-              takeProfit: middle,
-              note: `rsi ${strength.toFixed(1)} above upper band`,
-            }),
-          ];
-        }
-        return [];
-      }),
-    );
+      const price = ctx.latest.market(p.asset)?.price ?? candle.close;
+      const middle = priceFrom(band.middle);
+      if (close < band.lower && strength < p.oversold && middle.gt(price)) {
+        return [
+          ctx.intents.openLong({
+            size: { quote: p.amount },
+            leverage: p.leverage,
+            stopLoss: price.times(p.stopPercent.neg().plus(1)).toDecimalPlaces(9, Dec.ROUND_FLOOR),
+            takeProfit: middle,
+            note: `rsi ${strength.toFixed(1)} below lower band`,
+          }),
+        ];
+      }
+      if (p.allowShort && close > band.upper && strength > p.overbought && middle.lt(price)) {
+        return [
+          ctx.intents.openShort({
+            size: { quote: p.amount },
+            leverage: p.leverage,
+            stopLoss: price.times(p.stopPercent.plus(1)).toDecimalPlaces(9, Dec.ROUND_CEIL),
+            takeProfit: middle,
+            note: `rsi ${strength.toFixed(1)} above upper band`,
+          }),
+        ];
+      }
+      return [];
+    });
   },
 });

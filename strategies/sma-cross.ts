@@ -8,7 +8,7 @@
  *
  *   propbot backtest --strategy strategies/sma-cross.ts --data BTC=data/btc-1m.csv --param fast=10 --param slow=30
  */
-import { Dec, defineStrategy, rx, SMA, z, zDecimal, type Candle, type OrderIntent, type StrategyContext } from 'propbot';
+import { Dec, defineStrategy, SMA, z, zDecimal, type Candle, type OrderIntent, type StrategyContext } from 'propbot';
 
 const params = z
   .object({
@@ -43,20 +43,19 @@ export default defineStrategy({
     const slow = new SMA(p.slow);
     let previous: 'above' | 'below' | undefined;
 
-    return ctx.candles(p.asset, p.period).pipe(
-      rx.mergeMap((candle: Candle) => {
-        const close = candle.close.toNumber();
-        const f = fast.add(close);
-        const s = slow.add(close);
-        if (f === null || s === null || !slow.isStable) return [];
-        const now = f > s ? 'above' : f < s ? 'below' : previous;
-        const crossed = previous !== undefined && now !== previous;
-        previous = now;
-        if (!crossed) return [];
-        ctx.log.info({ fast: f, slow: s, close: candle.close.toString() }, `fast average crossed ${now} slow`);
-        return now === 'above' ? turn(ctx, 'long', p) : turn(ctx, 'short', p);
-      }),
-    );
+    // The callback runs on every completed candle and returns the intents to emit (none, one or several).
+    return ctx.onCandle(p.asset, p.period, (candle: Candle) => {
+      const close = candle.close.toNumber();
+      const f = fast.add(close);
+      const s = slow.add(close);
+      if (f === null || s === null || !slow.isStable) return;
+      const now = f > s ? 'above' : f < s ? 'below' : previous;
+      const crossed = previous !== undefined && now !== previous;
+      previous = now;
+      if (!crossed) return;
+      ctx.log.info({ fast: f, slow: s, close: candle.close.toString() }, `fast average crossed ${now} slow`);
+      return now === 'above' ? turn(ctx, 'long', p) : turn(ctx, 'short', p);
+    });
   },
 });
 

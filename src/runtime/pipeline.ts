@@ -125,28 +125,39 @@ export class Pipeline {
       return undefined;
     }
     if (this.warmingUp) {
-      this.#log.debug({ event: 'warmup_intent', intentId: intent.id, strategy: intent.strategy }, `warm-up, not executed: ${describeIntent(intent)}`);
+      if (this.#log.isLevelEnabled('debug')) {
+        this.#log.debug({ event: 'warmup_intent', intentId: intent.id, strategy: intent.strategy }, `warm-up, not executed: ${describeIntent(intent)}`);
+      }
       return;
     }
     this.#intents += 1;
     metrics?.intents.inc({ strategy: intent.strategy, kind: intent.kind });
-    const at = new Date(this.#o.clock.now()).toISOString().slice(0, 19).replace('T', ' ');
-    // The intent itself goes into the JSON line (its Decimals serialise as exact strings).
-    this.#log.info({ event: 'intent', at, intent }, `[${at}] ${intent.strategy}: ${describeIntent(intent)}`);
+    // The lines below are built only for a log that prints them: a backtest logs at warn by default,
+    // and describing every intent three times was a measurable part of its order path.
+    const info = this.#log.isLevelEnabled('info');
+    if (info) {
+      const at = new Date(this.#o.clock.now()).toISOString().slice(0, 19).replace('T', ' ');
+      // The intent itself goes into the JSON line (its Decimals serialise as exact strings).
+      this.#log.info({ event: 'intent', at, intent }, `[${at}] ${intent.strategy}: ${describeIntent(intent)}`);
+    }
     const decision = guard.check(intent);
     store?.recordDecision(decision);
     metrics?.decisions.inc({ verdict: decision.verdict, code: decision.verdict === 'approved' ? 'approved' : decision.code });
     this.#o.onDecision?.(decision);
     if (decision.verdict === 'denied') {
       this.#denied += 1;
-      this.#log.info(
-        { event: 'decision', intentId: intent.id, strategy: intent.strategy, what: describeIntent(intent), verdict: 'denied', code: decision.code, rule: decision.rule, reason: decision.reason },
-        `denied ${intent.kind} ${intent.id}: ${decision.code}`,
-      );
+      if (info) {
+        this.#log.info(
+          { event: 'decision', intentId: intent.id, strategy: intent.strategy, what: describeIntent(intent), verdict: 'denied', code: decision.code, rule: decision.rule, reason: decision.reason },
+          `denied ${intent.kind} ${intent.id}: ${decision.code}`,
+        );
+      }
       return decision;
     }
     this.#approved += 1;
-    this.#log.info({ event: 'decision', intentId: intent.id, strategy: intent.strategy, what: describeIntent(intent), verdict: 'approved' }, `approved ${intent.kind} ${intent.id}`);
+    if (info) {
+      this.#log.info({ event: 'decision', intentId: intent.id, strategy: intent.strategy, what: describeIntent(intent), verdict: 'approved' }, `approved ${intent.kind} ${intent.id}`);
+    }
     const done = executor.submit(intent).then(
       (state) => state,
       (err: unknown) => {
@@ -160,6 +171,11 @@ export class Pipeline {
   }
 
   #onUpdate(update: IntentUpdate): void {
+    if (this.#log.isLevelEnabled('info')) this.#logUpdate(update);
+    if (update.kind === 'final') this.#o.onFinal?.(update.state);
+  }
+
+  #logUpdate(update: IntentUpdate): void {
     const { state } = update;
     if (update.kind === 'request') {
       const last = state.requests[state.requests.length - 1];
@@ -185,7 +201,6 @@ export class Pipeline {
       },
       `intent ${state.intent.id} ${state.status}${state.code ? ` (${state.code})` : ''}`,
     );
-    this.#o.onFinal?.(state);
   }
 
   #onGuardState(change: GuardStateChange): void {

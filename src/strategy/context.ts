@@ -3,10 +3,11 @@
  * `guarded.ts`), candles, the clock, a child logger, its state and the intent builders.
  */
 import type { Logger } from 'pino';
-import { concatMap, map, type Observable } from 'rxjs';
+import { map, type Observable } from 'rxjs';
 import type { Clock } from '../core/clock.js';
 import type { CandleStreams } from '../feed/candles.js';
 import type { Candle, CandlePeriod, LatestSnapshots, MarketFeed } from '../feed/types.js';
+import { candleDecisions } from './candle-decisions.js';
 import type { AccountFeed, CandleDecision, StrategyContext } from './define.js';
 import type { OrderIntent } from './intents.js';
 import { guard, type GuardScope } from './guarded.js';
@@ -55,7 +56,8 @@ export function createStrategyContext(init: ContextInit): StrategyContext {
     ...(init.reserveBuffer !== undefined ? { reserveBuffer: init.reserveBuffer } : {}),
   });
 
-  const candles = (asset: string | undefined, period: CandlePeriod): Observable<Candle> => g(init.candles.candles$(pick(asset, 'candles'), period));
+  const candleStream = (asset: string | undefined, period: CandlePeriod): Observable<Candle> => init.candles.candles$(pick(asset, 'candles'), period);
+  const candles = (asset: string | undefined, period: CandlePeriod): Observable<Candle> => g(candleStream(asset, period));
 
   return Object.freeze({
     name: init.name,
@@ -68,7 +70,7 @@ export function createStrategyContext(init: ContextInit): StrategyContext {
     feed: accountFeed,
     candles,
     onCandle: (asset: string | undefined, period: CandlePeriod, decide: CandleDecision) =>
-      candles(asset, period).pipe(concatMap((candle) => intentsOf(decide(candle)))),
+      g(candleDecisions(candleStream(asset, period), decide)),
     latest: {
       market: (asset?: string) => init.latest.market(pick(asset, 'latest.market')),
       risk: () => init.latest.risk(accountId),
@@ -79,8 +81,3 @@ export function createStrategyContext(init: ContextInit): StrategyContext {
   });
 }
 
-
-function intentsOf(result: ReturnType<CandleDecision>): readonly OrderIntent[] {
-  if (result === undefined || result === null) return [];
-  return Array.isArray(result) ? (result as readonly OrderIntent[]) : [result as OrderIntent];
-}

@@ -62,8 +62,9 @@ export interface StrategyContext {
   candles(asset: string | undefined, period: CandlePeriod): Observable<Candle>;
   /**
    * The callback style over the same stream: `decide` runs on each completed candle and returns the
-   * intents to emit (one, several, or nothing). `ctx.onCandle(a, p, fn)` is
-   * `ctx.candles(a, p).pipe(concatMap(c => [fn(c)].flat()))`; return it from `setup`.
+   * intents to emit (one, several, or nothing). `ctx.onCandle(a, p, fn)` emits what
+   * `ctx.candles(a, p).pipe(concatMap(c => [fn(c)].flat()))` emits, without an inner subscription per
+   * candle; return it from `setup`.
    */
   onCandle(asset: string | undefined, period: CandlePeriod, decide: CandleDecision): Observable<OrderIntent>;
   /** Latest snapshots seen (undefined before the first). */

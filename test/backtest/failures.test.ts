@@ -125,5 +125,11 @@ describe('propbot backtest --log', () => {
     // In market time: inside 2001, not today.
     for (const l of intents) expect(l.time.startsWith('2001-')).toBe(true);
     expect(logLines(r.stderr).some((l) => l.strategy === 'sma-cross' && l.msg.includes('fast average crossed'))).toBe(true);
+    // The guard's verdict and the executor's requests and result, for the first intent the pipeline took.
+    const first = logLines(r.stderr).find((l) => / sma-cross: open /.test(l.msg)) as { intent?: { id: string } } | undefined;
+    const id = first?.intent?.id;
+    expect(id).toBeDefined();
+    const about = logLines(r.stderr).filter((l) => (l as { intentId?: string }).intentId === id).map((l) => l.msg);
+    expect(about).toEqual([`approved open ${id}`, 'request createOrder ok', `intent ${id} done`]);
   });
 });
