@@ -35,7 +35,7 @@ export function candleDecisions(candles: Observable<Candle>, decide: CandleDecis
       for (let i = 0; i < intents.length && !subscriber.closed; i += 1) subscriber.next(intents[i]!);
       return true;
     };
-    const subscription = candles.subscribe({
+    return candles.subscribe({
       next(candle) {
         if (emitting) {
           waiting.push(candle);
@@ -53,6 +53,5 @@ export function candleDecisions(candles: Observable<Candle>, decide: CandleDecis
         if (!emitting) subscriber.complete();
       },
     });
-    return subscription;
   });
 }

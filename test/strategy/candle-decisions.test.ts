@@ -26,17 +26,23 @@ function decider(answers: readonly Answer[]): CandleDecision {
 /**
  * Pushes `candles` into a subject piped through `op`; a subscriber that receives an intent named in
  * `reenter` pushes the candle given there at once (a reaction inside the push, as a synchronous
- * pipeline can make), and `stopAfter` ends the subscription after that many intents.
+ * pipeline can make), and `stopAfter` ends the subscription after that many intents. Returns the
+ * callback's calls and what came out, in the order they happened.
  */
 function drive(
-  op: (source: Observable<Candle>) => Observable<OrderIntent>,
+  op: (decide: CandleDecision) => (source: Observable<Candle>) => Observable<OrderIntent>,
+  decide: CandleDecision,
   candles: readonly number[],
   reenter: ReadonlyMap<string, number>,
   stopAfter: number | undefined,
 ): string[] {
   const source = new Subject<Candle>();
   const seen: string[] = [];
-  let out = op(source);
+  // Each callback call is seen too: a candle still waiting when the subscriber leaves gets none.
+  let out = op((c) => {
+    seen.push(`decide:${c.openTime}`);
+    return decide(c);
+  })(source);
   if (stopAfter !== undefined) out = out.pipe(take(stopAfter));
   out.subscribe({
     next: (i) => {
@@ -78,7 +84,7 @@ describe('candleDecisions (ctx.onCandle)', () => {
             reenter.set(`${n}`, m);
             reenter.set(`${n}.${i}`, m);
           }
-          expect(drive(viaOperator(decide), candles, reenter, stopAfter)).toEqual(drive(viaConcatMap(decide), candles, reenter, stopAfter));
+          expect(drive(viaOperator, decide, candles, reenter, stopAfter)).toEqual(drive(viaConcatMap, decide, candles, reenter, stopAfter));
         },
       ),
       { numRuns: 300 },
@@ -87,17 +93,17 @@ describe('candleDecisions (ctx.onCandle)', () => {
 
   it('a candle pushed while an earlier one is still emitting gets its callback only after that one is done', () => {
     const decide = decider([{ kind: 'many', count: 3 }]);
-    const seen = drive(viaOperator(decide), [1, 2], new Map([['1.0', 101]]), undefined);
-    expect(seen).toEqual(['1.0', '1.1', '1.2', '101.0', '101.1', '101.2', '2.0', '2.1', '2.2', 'complete']);
+    const seen = drive(viaOperator, decide, [1, 2], new Map([['1.0', 101]]), undefined);
+    expect(seen).toEqual(['decide:1', '1.0', '1.1', '1.2', 'decide:101', '101.0', '101.1', '101.2', 'decide:2', '2.0', '2.1', '2.2', 'complete']);
   });
 
-  it('stops emitting an array once the subscriber has gone, and a throw in the callback ends the stream with it', () => {
+  it('once the subscriber has gone, a waiting candle gets no callback; a throw in the callback ends the stream with it', () => {
     const decide = decider([{ kind: 'many', count: 4 }]);
-    expect(drive(viaOperator(decide), [1, 2], new Map(), 2)).toEqual(['1.0', '1.1', 'complete']);
+    expect(drive(viaOperator, decide, [1, 2], new Map([['1.0', 101]]), 2)).toEqual(['decide:1', '1.0', '1.1', 'complete']);
     const throwing: CandleDecision = (c) => {
       if (c.openTime === 2) throw new Error('bad candle');
       return intent(`${c.openTime}`);
     };
-    expect(drive(viaOperator(throwing), [1, 2, 3], new Map(), undefined)).toEqual(['1', 'error:Error: bad candle']);
+    expect(drive(viaOperator, throwing, [1, 2, 3], new Map(), undefined)).toEqual(['decide:1', '1', 'decide:2', 'error:Error: bad candle']);
   });
 });
