@@ -248,6 +248,7 @@ export class EngineCore {
       positions: [],
       closedPositions: [],
       orders: [],
+      ordersActiveFrom: 0,
       holdings: new Map(),
       lastIncreaseAt: new Map(),
       chart: [],

@@ -22,7 +22,7 @@ import type {
 import { CHART_RESOLUTION_SECONDS } from '../api/types.js';
 import type { EngineCore } from './core.js';
 import { S, floorDiv, rawToDec } from './fixed.js';
-import type { AccountRt, ChartRec, MarketRt } from './state.js';
+import type { AccountRt, ChartRec, MarketRt, OrderRt } from './state.js';
 import { invalid } from './validation.js';
 import { accountEventView, marketView, orderView, positionEventView, positionView } from './views.js';
 
@@ -85,11 +85,23 @@ export function orderHistory(core: EngineCore, a: AccountRt, m: MarketRt, q: Pag
   return page(all.map(orderView), p);
 }
 
+/**
+ * The account's active orders in the current phase, newest first. A backtest reads them after every
+ * order event, so the read skips the final orders at the front of the history (`ordersActiveFrom`)
+ * instead of filtering every order the account ever placed: the cost stays with the orders placed
+ * since the oldest one still active, not with the length of the run.
+ */
 export function activeOrders(a: AccountRt): Order[] {
-  return a.orders
-    .filter((o) => o.status === 'active' && o.phaseIndex === a.phaseIndex)
-    .sort((x, y) => y.createdAt - x.createdAt || y.seq - x.seq)
-    .map(orderView);
+  const all = a.orders;
+  let i = a.ordersActiveFrom;
+  while (i < all.length && all[i]!.status !== 'active') i += 1;
+  a.ordersActiveFrom = i;
+  const active: OrderRt[] = [];
+  for (; i < all.length; i += 1) {
+    const o = all[i]!;
+    if (o.status === 'active' && o.phaseIndex === a.phaseIndex) active.push(o);
+  }
+  return active.sort((x, y) => y.createdAt - x.createdAt || y.seq - x.seq).map(orderView);
 }
 
 export function activePositions(a: AccountRt, m: MarketRt): Position[] {

@@ -152,7 +152,13 @@ export interface AccountRt {
 
   positions: PositionRt[];
   closedPositions: PositionRt[];
+  /** Every order of the account, in creation order; only ever appended to. */
   orders: OrderRt[];
+  /**
+   * Every order before this index in `orders` is final. An order never becomes active again, so reads
+   * of the active orders start here instead of at the account's first order (see reads.activeOrders).
+   */
+  ordersActiveFrom: number;
   holdings: Map<string, HoldingRt>;
   /** Market id → last increase time (scalping window). */
   lastIncreaseAt: Map<string, number>;
