@@ -175,6 +175,76 @@ function originJson(o: Origin | undefined): OriginJson | null {
   return o === undefined ? null : { kind: o.kind, intentId: o.intentId ?? null, strategy: o.strategy ?? null, reason: o.reason ?? null };
 }
 
+/** The report's `summary` (what a sweep row keeps of a run, with `challenge`). */
+export function summaryJson(m: ReportFigures['metrics']): ReportJson['summary'] {
+  return {
+    initialBalance: money(m.initialBalance),
+    finalEquity: money(m.finalEquity),
+    netPnl: money(m.netPnl),
+    returnPct: ratio(m.returnPct),
+    maxDrawdownPct: ratio(m.maxDrawdownPct),
+    maxDrawdown: money(m.maxDrawdown.amount),
+    maxDrawdownPeakAt: m.maxDrawdown.peakAt,
+    maxDrawdownTroughAt: m.maxDrawdown.troughAt,
+    sharpe: ratioOrNull(m.sharpe),
+    sortino: ratioOrNull(m.sortino),
+    winRate: ratioOrNull(m.winRate),
+    profitFactor: ratioOrNull(m.profitFactor),
+    totalTrades: m.totalTrades,
+    openTrades: m.openTrades,
+    totalFills: m.totalFills,
+    fees: money(m.fees),
+    funding: money(m.funding),
+    tradingDays: m.tradingDays,
+    stops: {
+      stopOuts: m.stops.stopOuts,
+      gaps: m.stops.gaps,
+      worstSlippage:
+        m.stops.worst === null
+          ? null
+          : {
+              time: iso(m.stops.worst.time)!,
+              market: m.stops.worst.market,
+              trigger: money(m.stops.worst.trigger),
+              price: money(m.stops.worst.price),
+              slippage: money(m.stops.worst.slippage),
+              slippagePct: ratio(m.stops.worst.slippagePct),
+            },
+    },
+  };
+}
+
+/** The report's `challenge`: null for a run without challenge rules. */
+export function challengeJson(result: BacktestResult, ch: ReportFigures['challenge']): ReportJson['challenge'] {
+  const c = result.challenge;
+  return ch && c
+    ? {
+        phase: ch.phase,
+        passed: ch.passed,
+        failedRule: ch.failedRule,
+        failedAt: iso(ch.failedAt),
+        targetReachedAt: iso(ch.targetReachedAt),
+        daysToTarget: ch.daysToTarget,
+        tradingDays: ch.tradingDays,
+        profitableDays: ch.profitableDays,
+        bestDay: ch.bestDay,
+        bestDayPnl: ch.bestDayPnl === null ? null : money(ch.bestDayPnl),
+        bestDayShare: ratioOrNull(ch.bestDayShare),
+        consistencyMet: ch.consistencyMet,
+        transitions: (c.transitions ?? []).map((t) => ({ at: iso(t.at)!, from: t.from, to: t.to })),
+        rules: {
+          profitTargetPct: ratioOrNull(c.profitTargetPct),
+          maxDailyDrawdownPct: ratioOrNull(c.maxDailyDrawdownPct),
+          maxTotalDrawdownPct: ratioOrNull(c.maxTotalDrawdownPct),
+          maxTrailingDrawdownPct: ratioOrNull(c.maxTrailingDrawdownPct),
+          minProfitableDays: c.minProfitableDays,
+          consistencyLimitPct: ratioOrNull(c.consistencyLimitPct),
+          profitableDayPct: ratio(c.profitableDayPct),
+        },
+      }
+    : null;
+}
+
 /** The report.json object (pass it to `JSON.stringify`). */
 export function buildReportJson(result: BacktestResult): ReportJson {
   return assembleReport(result, Array.from(result.equity, (e) => ({ time: e.time, equity: money(e.equity) })));
@@ -187,7 +257,6 @@ export function buildReportJson(result: BacktestResult): ReportJson {
  */
 export function assembleReport<E>(result: BacktestResult, equity: E, figures: ReportFigures = reportFigures(result)): Omit<ReportJson, 'equity'> & { readonly equity: E } {
   const { days, metrics: m, challenge: ch } = figures;
-  const c = result.challenge;
   const byCode: Record<string, number> = {};
   for (const d of result.denials) byCode[d.code] = (byCode[d.code] ?? 0) + 1;
   return {
@@ -197,68 +266,8 @@ export function assembleReport<E>(result: BacktestResult, equity: E, figures: Re
     strategy: result.strategy ?? null,
     rules: result.rules ?? 'on',
     period: { start: iso(result.startTime)!, end: iso(result.endTime)!, startMs: result.startTime, endMs: result.endTime },
-    summary: {
-      initialBalance: money(m.initialBalance),
-      finalEquity: money(m.finalEquity),
-      netPnl: money(m.netPnl),
-      returnPct: ratio(m.returnPct),
-      maxDrawdownPct: ratio(m.maxDrawdownPct),
-      maxDrawdown: money(m.maxDrawdown.amount),
-      maxDrawdownPeakAt: m.maxDrawdown.peakAt,
-      maxDrawdownTroughAt: m.maxDrawdown.troughAt,
-      sharpe: ratioOrNull(m.sharpe),
-      sortino: ratioOrNull(m.sortino),
-      winRate: ratioOrNull(m.winRate),
-      profitFactor: ratioOrNull(m.profitFactor),
-      totalTrades: m.totalTrades,
-      openTrades: m.openTrades,
-      totalFills: m.totalFills,
-      fees: money(m.fees),
-      funding: money(m.funding),
-      tradingDays: m.tradingDays,
-      stops: {
-        stopOuts: m.stops.stopOuts,
-        gaps: m.stops.gaps,
-        worstSlippage:
-          m.stops.worst === null
-            ? null
-            : {
-                time: iso(m.stops.worst.time)!,
-                market: m.stops.worst.market,
-                trigger: money(m.stops.worst.trigger),
-                price: money(m.stops.worst.price),
-                slippage: money(m.stops.worst.slippage),
-                slippagePct: ratio(m.stops.worst.slippagePct),
-              },
-      },
-    },
-    challenge:
-      ch && c
-        ? {
-            phase: ch.phase,
-            passed: ch.passed,
-            failedRule: ch.failedRule,
-            failedAt: iso(ch.failedAt),
-            targetReachedAt: iso(ch.targetReachedAt),
-            daysToTarget: ch.daysToTarget,
-            tradingDays: ch.tradingDays,
-            profitableDays: ch.profitableDays,
-            bestDay: ch.bestDay,
-            bestDayPnl: ch.bestDayPnl === null ? null : money(ch.bestDayPnl),
-            bestDayShare: ratioOrNull(ch.bestDayShare),
-            consistencyMet: ch.consistencyMet,
-            transitions: (c.transitions ?? []).map((t) => ({ at: iso(t.at)!, from: t.from, to: t.to })),
-            rules: {
-              profitTargetPct: ratioOrNull(c.profitTargetPct),
-              maxDailyDrawdownPct: ratioOrNull(c.maxDailyDrawdownPct),
-              maxTotalDrawdownPct: ratioOrNull(c.maxTotalDrawdownPct),
-              maxTrailingDrawdownPct: ratioOrNull(c.maxTrailingDrawdownPct),
-              minProfitableDays: c.minProfitableDays,
-              consistencyLimitPct: ratioOrNull(c.consistencyLimitPct),
-              profitableDayPct: ratio(c.profitableDayPct),
-            },
-          }
-        : null,
+    summary: summaryJson(m),
+    challenge: challengeJson(result, ch),
     fills: result.fills.map((f) => ({
       time: iso(f.time)!,
       market: f.market,

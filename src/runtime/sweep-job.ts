@@ -4,8 +4,9 @@
  * the same wherever it was computed.
  */
 import { Dec } from '../core/decimal.js';
+import { reportFigures } from '../report/figures.js';
 import { computePropOdds } from '../report/prop-odds.js';
-import { assembleReport, ratio } from '../report/report-json.js';
+import { challengeJson, ratio, summaryJson } from '../report/report-json.js';
 import { runBacktest } from './backtest.js';
 import { jobBaseOptions } from './backtest-job.js';
 import { keptCandles } from './recorded-candles.js';
@@ -59,15 +60,17 @@ export async function runSweepJob(job: SweepJob): Promise<SweepRow> {
           }
         : {}),
     });
-    // The row's figures only: not the equity series as text, a line a minute of the run.
-    const json = assembleReport(outcome.result, null);
+    // The row keeps the report's summary and challenge verdict only: its trades, fills and equity
+    // series are not formatted for a row that never shows them.
+    const figures = reportFigures(outcome.result);
+    const challenge = challengeJson(outcome.result, figures.challenge);
     const odds = computePropOdds(outcome.result);
     return {
       index: job.index,
       params: job.params,
       ok: true,
-      summary: json.summary as unknown as Record<string, unknown>,
-      challenge: json.challenge ? { passed: json.challenge.passed, failedRule: json.challenge.failedRule, daysToTarget: json.challenge.daysToTarget } : null,
+      summary: summaryJson(figures.metrics) as unknown as Record<string, unknown>,
+      challenge: challenge ? { passed: challenge.passed, failedRule: challenge.failedRule, daysToTarget: challenge.daysToTarget } : null,
       prop: {
         passProbability: odds.passProbability,
         medianDaysToPass: odds.medianDaysToPass,

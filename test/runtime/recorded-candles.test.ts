@@ -53,4 +53,14 @@ describe('candles read once per thread', () => {
     expect(again.summary).toEqual(row.summary);
     expect(row.summary).toEqual({ ...buildReportJson(direct).summary });
   }, 60_000);
+
+  it('give a sweep row the verdict the report of the same run gives', async () => {
+    const job = smaJob(FROM, TO, { phase: 'active_evaluation' });
+    const row = await runSweepJob(job);
+    const direct = (await runBacktest({ ...jobBaseOptions(job), strategies: [{ use: job.strategy, params: { ...job.baseParams, ...job.params } }], keepPrices: false })).result;
+    const report = buildReportJson(direct);
+    expect(report.challenge).not.toBeNull();
+    expect(row.challenge).toEqual({ passed: report.challenge!.passed, failedRule: report.challenge!.failedRule, daysToTarget: report.challenge!.daysToTarget });
+    expect(row.summary).toEqual({ ...report.summary });
+  }, 60_000);
 });
