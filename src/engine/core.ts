@@ -25,6 +25,7 @@ import { BigIntColumn, Int32Column } from '../core/columns.js';
 import { SeededIds } from '../core/ids.js';
 import { S, S2, ceilDiv, decToRaw, divFloor, floorDiv, minB, mulCeil, mulFloor, parseRaw } from './fixed.js';
 import { IdempotencyStore } from './idempotency.js';
+import { activeOrdersStart } from './reads.js';
 import { type FillQuote, fillQuote, holdingPnl, markPnl, quoteSizing, refreshLiquidationPrice } from './pricing.js';
 import { ENGINE_PRESETS, mergePresets, validatePhaseNumbers, validatePresets, type EnginePresets, type PhasePreset } from './presets.js';
 import { WeeklySchedule } from './schedule.js';
@@ -1085,7 +1086,10 @@ export class EngineCore {
 
   /** Cancel every active order with `reason` and force-close every open position. */
   #stopTrading(a: AccountRt, reason: CancelReason): void {
-    for (const o of a.orders) if (o.status === 'active') this.finish(o, 'canceled', reason, null);
+    for (let i = activeOrdersStart(a); i < a.orders.length; i += 1) {
+      const o = a.orders[i]!;
+      if (o.status === 'active') this.finish(o, 'canceled', reason, null);
+    }
     for (const m of this.marketList) {
       if (m.orders.some((o) => o.account === a)) m.orders = m.orders.filter((o) => o.status === 'active');
     }

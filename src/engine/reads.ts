@@ -86,18 +86,24 @@ export function orderHistory(core: EngineCore, a: AccountRt, m: MarketRt, q: Pag
 }
 
 /**
- * The account's active orders in the current phase, newest first. A backtest reads them after every
- * order event, so the read skips the final orders at the front of the history (`ordersActiveFrom`)
- * instead of filtering every order the account ever placed: the cost stays with the orders placed
- * since the oldest one still active, not with the length of the run.
+ * Where the account's active orders can start in `a.orders`: every order before the index returned
+ * is final. Orders are only appended and an order never becomes active again, so the index only moves
+ * forward, and a backtest that reads or cancels the active orders after every order event pays for
+ * the orders placed since the oldest one still active, not for every order of the run.
  */
-export function activeOrders(a: AccountRt): Order[] {
+export function activeOrdersStart(a: AccountRt): number {
   const all = a.orders;
   let i = a.ordersActiveFrom;
   while (i < all.length && all[i]!.status !== 'active') i += 1;
   a.ordersActiveFrom = i;
+  return i;
+}
+
+/** The account's active orders in the current phase, newest first. */
+export function activeOrders(a: AccountRt): Order[] {
+  const all = a.orders;
   const active: OrderRt[] = [];
-  for (; i < all.length; i += 1) {
+  for (let i = activeOrdersStart(a); i < all.length; i += 1) {
     const o = all[i]!;
     if (o.status === 'active' && o.phaseIndex === a.phaseIndex) active.push(o);
   }

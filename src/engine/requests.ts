@@ -9,6 +9,7 @@ import type { CreateOrderRequest, EditOrderRequest, Order } from '../api/types.j
 import type { EngineCore } from './core.js';
 import { S, ceilDiv, decToRaw, divFloor, mulCeil, mulFloor, rawHuman } from './fixed.js';
 import { fillQuote, quoteSizing, refreshLiquidationPrice } from './pricing.js';
+import { activeOrdersStart } from './reads.js';
 import type { AccountRt, MarketRt, OrderRt, PositionRt } from './state.js';
 import { trailInit } from './triggers.js';
 import { checkProtections, checkShape, forbidden, invalid, invalidLeverage, notFound, type OrderShape } from './validation.js';
@@ -332,7 +333,10 @@ export function cancelOrder(core: EngineCore, userId: string, viaApiKey: boolean
 /** `POST /accounts/{id}/close-all`: cancel every active order, then close every position at market. */
 export function closeAllAccount(core: EngineCore, userId: string, viaApiKey: boolean, accountId: string): void {
   const a = core.account(userId, viaApiKey, accountId, `POST /accounts/${accountId}/close-all`);
-  for (const o of a.orders) if (o.status === 'active') core.finish(o, 'canceled', null, null);
+  for (let i = activeOrdersStart(a); i < a.orders.length; i += 1) {
+    const o = a.orders[i]!;
+    if (o.status === 'active') core.finish(o, 'canceled', null, null);
+  }
   for (const m of core.marketList) m.orders = m.orders.filter((o) => o.status === 'active');
   closeAllPositionsOf(core, a);
   core.checkDirty();

@@ -156,7 +156,7 @@ export interface AccountRt {
   orders: OrderRt[];
   /**
    * Every order before this index in `orders` is final. An order never becomes active again, so reads
-   * of the active orders start here instead of at the account's first order (see reads.activeOrders).
+   * of the active orders start here instead of at the account's first order (see reads.activeOrdersStart).
    */
   ordersActiveFrom: number;
   holdings: Map<string, HoldingRt>;

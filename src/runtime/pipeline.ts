@@ -135,10 +135,11 @@ export class Pipeline {
     // The lines below are built only for a log that prints them: a backtest logs at warn by default,
     // and describing every intent three times was a measurable part of its order path.
     const info = this.#log.isLevelEnabled('info');
+    const what = info ? describeIntent(intent) : '';
     if (info) {
       const at = new Date(this.#o.clock.now()).toISOString().slice(0, 19).replace('T', ' ');
       // The intent itself goes into the JSON line (its Decimals serialise as exact strings).
-      this.#log.info({ event: 'intent', at, intent }, `[${at}] ${intent.strategy}: ${describeIntent(intent)}`);
+      this.#log.info({ event: 'intent', at, intent }, `[${at}] ${intent.strategy}: ${what}`);
     }
     const decision = guard.check(intent);
     store?.recordDecision(decision);
@@ -148,7 +149,7 @@ export class Pipeline {
       this.#denied += 1;
       if (info) {
         this.#log.info(
-          { event: 'decision', intentId: intent.id, strategy: intent.strategy, what: describeIntent(intent), verdict: 'denied', code: decision.code, rule: decision.rule, reason: decision.reason },
+          { event: 'decision', intentId: intent.id, strategy: intent.strategy, what, verdict: 'denied', code: decision.code, rule: decision.rule, reason: decision.reason },
           `denied ${intent.kind} ${intent.id}: ${decision.code}`,
         );
       }
@@ -156,7 +157,7 @@ export class Pipeline {
     }
     this.#approved += 1;
     if (info) {
-      this.#log.info({ event: 'decision', intentId: intent.id, strategy: intent.strategy, what: describeIntent(intent), verdict: 'approved' }, `approved ${intent.kind} ${intent.id}`);
+      this.#log.info({ event: 'decision', intentId: intent.id, strategy: intent.strategy, what, verdict: 'approved' }, `approved ${intent.kind} ${intent.id}`);
     }
     const done = executor.submit(intent).then(
       (state) => state,

@@ -126,10 +126,12 @@ describe('propbot backtest --log', () => {
     for (const l of intents) expect(l.time.startsWith('2001-')).toBe(true);
     expect(logLines(r.stderr).some((l) => l.strategy === 'sma-cross' && l.msg.includes('fast average crossed'))).toBe(true);
     // The guard's verdict and the executor's requests and result, for the first intent the pipeline took.
-    const first = logLines(r.stderr).find((l) => / sma-cross: open /.test(l.msg)) as { intent?: { id: string } } | undefined;
+    const first = logLines(r.stderr).find((l) => / sma-cross: open /.test(l.msg)) as { msg: string; intent?: { id: string } } | undefined;
     const id = first?.intent?.id;
     expect(id).toBeDefined();
-    const about = logLines(r.stderr).filter((l) => (l as { intentId?: string }).intentId === id).map((l) => l.msg);
-    expect(about).toEqual([`approved open ${id}`, 'request createOrder ok', `intent ${id} done`]);
+    const about = logLines(r.stderr).filter((l) => (l as { intentId?: string }).intentId === id) as Array<{ msg: string; what?: string }>;
+    expect(about.map((l) => l.msg)).toEqual([`approved open ${id}`, 'request createOrder ok', `intent ${id} done`]);
+    // The decision line describes the intent as its intent line does (the human log prints `what`).
+    expect(about[0]!.what).toBe(first!.msg.slice(first!.msg.indexOf('sma-cross: ') + 'sma-cross: '.length));
   });
 });

@@ -51,7 +51,11 @@ describe('active orders after any sequence of order actions', () => {
             } else if (a.kind === 'price') {
               price = Math.max(1000, Math.round(price * (1 + a.bps / 10_000)));
               w.price(String(price), MIN);
-            } else await w.ex.closeAllAccount(w.accountId, { idempotencyKey: null });
+            } else {
+              await w.ex.closeAllAccount(w.accountId, { idempotencyKey: null });
+              // close-all cancels from the same place the read starts: nothing may stay active.
+              expect([...status.values()].filter((s) => s === 'active')).toEqual([]);
+            }
           } catch (e) {
             if (!(e instanceof VenueRefusal)) throw e;
           }
@@ -80,5 +84,22 @@ describe('active orders after any sequence of order actions', () => {
     expect((await w.ex.listActiveOrders(w.accountId)).map((o) => o.id)).toEqual([later.value.id, near.value.id]);
     w.price('49000', MIN);
     expect((await w.ex.listActiveOrders(w.accountId)).map((o) => o.id)).toEqual([later.value.id]);
+  });
+
+  it('are all cancelled when the account fails, however many finished orders came before them', async () => {
+    const w = world({ market: { overrides: FLAT } });
+    for (let i = 0; i < 3; i += 1) {
+      await w.order({ type: 'market', direction: 'long', amount: D(50), leverage: D(2) });
+      await w.ex.closeAllPositions(w.accountId, { idempotencyKey: null });
+    }
+    expect(await w.ex.listActiveOrders(w.accountId)).toEqual([]);
+    await w.order({ type: 'market', direction: 'long', amount: D(2500), leverage: D(5) });
+    const pending = await w.order({ type: 'limit', direction: 'long', amount: D(100), leverage: D(2), triggerPrice: D(40000) });
+    expect((await w.ex.listActiveOrders(w.accountId)).map((o) => o.id)).toEqual([pending.value.id]);
+    w.price('47800', 5 * MIN); // below the daily floor: the account fails and stops trading
+    expect(w.engine.getAccount(w.accountId)!.status).toBe('failed');
+    expect(await w.ex.listActiveOrders(w.accountId)).toEqual([]);
+    const cancelled = (await w.ex.listOrderHistory(w.accountId, 'BTC')).data.find((o) => o.id === pending.value.id)!;
+    expect([cancelled.status, cancelled.reason]).toEqual(['canceled', 'stop_accounts_fail']);
   });
 });
