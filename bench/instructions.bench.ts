@@ -1,0 +1,66 @@
+/**
+ * Instructions per replayed candle: a figure the machine's load cannot move. The wall-clock benches
+ * move by ±30% on a shared 2-core machine, which hides any change worth less than that; counted
+ * instructions of a single-threaded, predictable V8 repeat to ~0.2% per process and ~0.7% per candle
+ * (a difference of two counts), so a 3% saving shows.
+ *
+ * The SMA crossover (as backtest.bench.ts runs it) over the first N and the first 2N candles of the
+ * same file, each in a fresh process under Valgrind's instruction counter (cachegrind, no cache
+ * simulation), with V8's helper threads off (`--single-threaded --predictable`: compiling and
+ * collecting then happen on the main thread, in the same order every time), N = 10,000:
+ *   backtest.sma-cross.instructions-per-candle   (I(2N) − I(N)) / N: the replay's cost per candle,
+ *                                                 start-up and most of the JIT's warm-up cancel
+ *   backtest.instructions.first-n                 I(N): start-up, warm-up and N candles, whole process
+ * Skipped, with a line saying so, where `valgrind` is not installed (Debian: `apt-get install valgrind`).
+ * About 2 minutes: Valgrind runs the process some 80× slower.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { report } from './report.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const shared = path.resolve(root, '../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv');
+const shipped = path.join(root, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
+const N = 10_000;
+
+/** The file's header lines and its first `rows` data rows, as a file of their own. */
+function head(file: string, headerLines: number, rows: number, target: string): string {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  if (lines.length < headerLines + rows) throw new Error(`${file}: fewer than ${rows} rows`);
+  writeFileSync(target, lines.slice(0, headerLines + rows).join('\n') + '\n');
+  return target;
+}
+
+/** Instructions of one backtest process (every thread, Valgrind serialises them). */
+function instructions(file: string, period: string, tmp: string): number {
+  const child = fileURLToPath(new URL('./backtest-child.mjs', import.meta.url));
+  const run = spawnSync(
+    'valgrind',
+    ['--tool=cachegrind', '--cache-sim=no', '--smc-check=all-non-file', '--cachegrind-out-file=/dev/null',
+      process.execPath, '--single-threaded', '--predictable', child, file, period, path.join(tmp, 'out')],
+    { encoding: 'utf8', maxBuffer: 16 << 20 },
+  );
+  const refs = /I\s+refs:\s+([\d,]+)/.exec(run.stderr);
+  if (run.status !== 0 || refs === null) throw new Error(`valgrind backtest of ${file} failed (${run.status}): ${run.stderr.slice(-2000)}`);
+  return Number(refs[1]!.replaceAll(',', ''));
+}
+
+export async function run(): Promise<void> {
+  if (spawnSync('valgrind', ['--version']).status !== 0) {
+    process.stdout.write('backtest.sma-cross.instructions-per-candle skipped: needs valgrind (apt-get install valgrind)\n');
+    return;
+  }
+  const tmp = mkdtempSync(path.join(tmpdir(), 'pb-bench-'));
+  try {
+    const [file, headerLines, period] = existsSync(shared) ? [shared, 1, '15m'] : [shipped, 2, '1h'];
+    const first = instructions(head(file, headerLines, N, path.join(tmp, 'n.csv')), period, tmp);
+    const twice = instructions(head(file, headerLines, 2 * N, path.join(tmp, '2n.csv')), period, tmp);
+    report('backtest.sma-cross.instructions-per-candle', (twice - first) / N, 'instructions');
+    report('backtest.instructions.first-n', first, 'instructions');
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
