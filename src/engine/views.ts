@@ -13,6 +13,7 @@ import type {
 } from '../api/types.js';
 import type { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
+import { fp9Decimal } from '../core/fp9.js';
 import { DecMemo, fp9Quotient, rawToDec } from './fixed.js';
 import type { AccountEventRec, AccountRt, MarketRt, OrderRt, PositionRt, PositionSnap } from './state.js';
 
@@ -355,17 +356,20 @@ function settingsByKey(m: MarketRt, parts: MarketParts, isPaused: boolean, byAcc
   return s;
 }
 
-/** A market's state fields, each kept while its value stands (see RiskMemo), and its 24h/4h/1h reference prices by minute. */
+/**
+ * A market's price, kept while it stands (see RiskMemo); its state fields fixed at addMarket (readonly
+ * in MarketRt), as Decimals made once; and its 24h/4h/1h reference prices by minute.
+ */
 interface MarketMemo {
   /** The view's fixed parts (one lookup a read for both). */
   parts: MarketParts;
   price: DecMemo;
-  fundingRate: DecMemo;
-  vpiSpread: DecMemo;
-  depthLong: DecMemo;
-  depthShort: DecMemo;
-  coefLong: DecMemo;
-  coefShort: DecMemo;
+  fundingRate: Decimal;
+  vpiSpread: Decimal;
+  depthLong: Decimal;
+  depthShort: Decimal;
+  coefLong: Decimal;
+  coefShort: Decimal;
   /** The 24h, 1h and 4h reference prices: each a new Decimal only when it moves (once a minute at most). */
   changePrices: readonly [DecMemo, DecMemo, DecMemo];
   /** Per age, the history entry the last lookup landed on (-1: none yet) and its time (see lookUp). */
@@ -373,6 +377,8 @@ interface MarketMemo {
   changeTime: [number, number, number];
   /** The last `change` block, handed out again while its three prices are the same Decimals. */
   change: Market['change'] | undefined;
+  /** The engine time before which the last lookups' block provably stands (see changeUntil). */
+  changeUntil: number;
 }
 const MARKET_MEMO = new WeakMap<MarketRt, MarketMemo>();
 
@@ -382,16 +388,17 @@ function marketMemo(m: MarketRt): MarketMemo {
     memo = {
       parts: partsOf(m),
       price: new DecMemo(),
-      fundingRate: new DecMemo(),
-      vpiSpread: new DecMemo(),
-      depthLong: new DecMemo(),
-      depthShort: new DecMemo(),
-      coefLong: new DecMemo(),
-      coefShort: new DecMemo(),
+      fundingRate: fp9Decimal(m.fundingRate),
+      vpiSpread: fp9Decimal(m.vpiSpread),
+      depthLong: fp9Decimal(m.depthLong),
+      depthShort: fp9Decimal(m.depthShort),
+      coefLong: fp9Decimal(m.coefLong),
+      coefShort: fp9Decimal(m.coefShort),
       changePrices: [new DecMemo(), new DecMemo(), new DecMemo()],
       changeAt: [-1, -1, -1],
       changeTime: [0, 0, 0],
       change: undefined,
+      changeUntil: Number.NEGATIVE_INFINITY,
     };
     MARKET_MEMO.set(m, memo);
   }
@@ -425,14 +432,36 @@ function lookUp(m: MarketRt, from: number, fromTime: number, t: number): number 
  * generation and cost the collector more than making it anew.
  */
 function changeOf(m: MarketRt, memo: MarketMemo, now: number): Market['change'] {
+  const last = memo.change;
+  // A replay reads the market on every price; the block moves about once a simulated minute.
+  if (last !== undefined && now < memo.changeUntil) return last;
   const day = agePrice(m, memo, 0, now);
   const hour = agePrice(m, memo, 1, now);
   const four = agePrice(m, memo, 2, now);
-  const last = memo.change;
+  memo.changeUntil = changeUntil(m, memo);
   if (last !== undefined && last.initialPrice === day && last.initialPrice1h === hour && last.initialPrice4h === four) return last;
   const change = Object.freeze({ initialPrice: day, initialPrice1h: hour, initialPrice4h: four });
   memo.change = change;
   return change;
+}
+
+/**
+ * The time before which the lookups just made land on the same entries with the same prices. Entries
+ * are only appended, at the engine's time, which never goes back (nor do the reads); pruning keeps
+ * every entry a lookup can land on (25 h, against 24 h at most); and only the last entry's price is
+ * rewritten, within its sampling step. So an age whose entry has a next one keeps its entry until
+ * `now − age` reaches that next entry's time. An age that landed on the last entry (a gap in the data
+ * longer than the age), or found an empty history, gives no such time: the next read looks again.
+ */
+function changeUntil(m: MarketRt, memo: MarketMemo): number {
+  const at = m.histAt;
+  let until = Number.POSITIVE_INFINITY;
+  for (let k = 0; k < 3; k += 1) {
+    const next = memo.changeAt[k]! + 1;
+    if (next >= at.length) return Number.NEGATIVE_INFINITY;
+    until = Math.min(until, at[next]! + CHANGE_AGES[k as 0 | 1 | 2]);
+  }
+  return until;
 }
 
 /** The reference price of `CHANGE_AGES[k]` at `now`, as its DecMemo hands it out. */
@@ -453,14 +482,14 @@ export function marketView(m: MarketRt, opts: MarketViewOptions): Market {
     state: {
       indexPrice: memo.price.of(m.hasPrice ? m.price : 0n),
       blockTimestamp: m.priceAt,
-      fundingRate: memo.fundingRate.of(m.fundingRate),
+      fundingRate: memo.fundingRate,
       nextFundingAt: m.nextFundingAt,
       lastFundingAt: m.lastFundingAt,
-      vpiSpread: memo.vpiSpread.of(m.vpiSpread),
-      vpiMarketDepthLong: memo.depthLong.of(m.depthLong),
-      vpiMarketDepthShort: memo.depthShort.of(m.depthShort),
-      vpiCoefficientLong: memo.coefLong.of(m.coefLong),
-      vpiCoefficientShort: memo.coefShort.of(m.coefShort),
+      vpiSpread: memo.vpiSpread,
+      vpiMarketDepthLong: memo.depthLong,
+      vpiMarketDepthShort: memo.depthShort,
+      vpiCoefficientLong: memo.coefLong,
+      vpiCoefficientShort: memo.coefShort,
     },
     settings: settingsOf(m, memo.parts, opts.maxLeverageByAccount),
     change: changeOf(m, memo, opts.now),
