@@ -1,8 +1,10 @@
 /**
  * Instructions per replayed candle: a figure the machine's load cannot move. The wall-clock benches
  * move by ±30% on a shared 2-core machine, which hides any change worth less than that; counted
- * instructions of a single-threaded, predictable V8 repeat to ~0.2% per process and ~0.7% per candle
- * (a difference of two counts), so a 3% saving shows.
+ * instructions of a single-threaded, predictable V8 repeat to ~1% per process and ~2% per candle (a
+ * difference of two counts; four runs of one build: 94,197–95,944), so a 5% saving shows in one run
+ * and a 3% one in a few. Not quite constant: the replay yields to the event loop by wall time, so run
+ * it alone (two at once moved the count by a few per cent).
  *
  * The SMA crossover (as backtest.bench.ts runs it) over the first N and the first 2N candles of the
  * same file, each in a fresh process under Valgrind's instruction counter (cachegrind, no cache
