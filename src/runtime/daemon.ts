@@ -17,6 +17,7 @@ import { ConfigError } from '../core/errors.js';
 import { locateConfigError } from '../core/config-file.js';
 import { createLogger, registerSecret } from '../core/logger.js';
 import { Executor } from '../execution/executor.js';
+import { inDoubt } from '../execution/journal.js';
 import type { IntentState } from '../execution/types.js';
 import { PollingFeed } from '../feed/polling-feed.js';
 import { RiskGuard } from '../risk/guard.js';
@@ -414,6 +415,15 @@ export class Daemon {
     const resumed = await executor.resume();
     if (resumed.length > 0) {
       this.#log.warn({ event: 'reconcile', resumed: resumed.map((s) => ({ intentId: s.intent.id, status: s.status })) }, `settled ${resumed.length} intent(s) left in flight by the last run`);
+    }
+    // A request whose answer was lost and whose settling reads failed now too stays in the store in
+    // doubt, for the next start to settle by reading. Said here, or a start would look settled.
+    const doubt = resumed.flatMap((s) => s.requests.filter(inDoubt).map((r) => ({ key: r.key, intentId: s.intent.id, step: r.step, operation: r.operation })));
+    if (doubt.length > 0) {
+      this.#log.warn(
+        { event: 'in_doubt', requests: doubt },
+        `${doubt.length} request(s) still in doubt: their answer was lost and the reads that would settle them failed; the next start settles them by reading the venue`,
+      );
     }
     const known = new Set<string>();
     for (const s of resumed) for (const o of s.orders) known.add(o.id);
