@@ -50,12 +50,15 @@ describe('bad rows', () => {
         '1600000300000,10,11,9,10,1\n' + // 10 duplicate
         '1600000000000,10,11,9,10,1\n' + // 11 out of order
         '1600000360000,10,11,9,10,-1\n' + // 12 volume
-        '1600000420000,10,11,9,10,1\n', // 13 ok
+        '1600000420000,10,11,9,10,1\n' + // 13 ok
+        '   \n' + // 14 spaces only: blank, ignored
+        '\t \r\n' + // 15 a tab and a CR: blank, ignored
+        '1600000480000,10,11,9,10,1\n', // 16 ok
     );
     const d = diagnostics();
     const reader = readCandleFile(file, d);
     const rows = await collect(reader);
-    expect(rows.map((r) => r.line)).toEqual([2, 9, 13]);
+    expect(rows.map((r) => r.line)).toEqual([2, 9, 13, 16]);
     const bad = d.list.filter((x): x is BadRow => x.kind === 'bad_row');
     expect(bad.map((b) => [b.line, b.reason])).toEqual([
       [3, 'columns'],

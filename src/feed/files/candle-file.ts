@@ -6,7 +6,7 @@ import { DataFileError } from './errors.js';
 import { readFreqtradeJson } from './freqtrade-json.js';
 import { detectLayout, parseSnapshotLine, snapshotAsCandle, UNIT_NAMES, type LineLayout } from './layouts.js';
 import { countLines, readLinesBackward, readLinesForward } from './lines.js';
-import { checkedAsync, checkedSync, RowChecks, type MutableSummary, type RawRow } from './row-checks.js';
+import { checkedAsync, checkedLines, checkedSync, RowChecks, type MutableSummary, type RawRow } from './row-checks.js';
 import type { CandleFileOptions, CandleRow, FileLayout, ReadSummary, TimeUnit } from './types.js';
 
 /**
@@ -88,7 +88,7 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
     this.#summary = summary;
     const checks = new RowChecks(this.file, detected.layout, this.#options, summary, (period, unit, held) => this.#checkPeriod(period, detected.layout, unit, held));
     if (detected.layout === 'freqtrade-json') return checkedAsync(readFreqtradeJson(this.file), checks);
-    return checkedSync(this.#lineRows(detected as LineLayout, summary), checks);
+    return this.#lineRows(detected as LineLayout, summary, checks);
   }
 
   /**
@@ -102,17 +102,14 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
     throw new DataFileError(this.file, held[1]?.line ?? 0, 'candles at least one second apart', `rows ${period} ms apart with the times read as ${UNIT_NAMES[unit ?? 'ms']}${hint}`);
   }
 
-  #lineRows(layout: LineLayout, summary: MutableSummary): Iterable<RawRow> {
-    const parseLines = function* (lines: Iterable<{ text: string; line: number }>): Generator<RawRow> {
-      for (const l of lines) yield { line: l.line, text: l.text, parsed: layout.parse(l.text) };
-    };
-    if (layout.layout === 'propbot-snapshots') return this.#assetFilter(layout);
+  #lineRows(layout: LineLayout, summary: MutableSummary, checks: RowChecks): Iterable<CandleRow> {
+    if (layout.layout === 'propbot-snapshots') return checkedSync(this.#assetFilter(layout), checks);
     if (layout.mayBeDescending && this.#isDescending(layout)) {
       summary.order = 'descending';
       const lastLine = countLines(this.file);
-      return parseLines(readLinesBackward(this.file, layout.dataStart, lastLine));
+      return checkedLines(readLinesBackward(this.file, layout.dataStart, lastLine), layout.parse, checks);
     }
-    return parseLines(readLinesForward(this.file, layout.dataStart, layout.dataLine));
+    return checkedLines(readLinesForward(this.file, layout.dataStart, layout.dataLine), layout.parse, checks);
   }
 
   /** Snapshot files may hold several assets: keep `options.asset`, or refuse a second asset. */
