@@ -14,7 +14,10 @@
  *   sweep.combos-per-minute.w1/.w2  a 24-combination grid of the shipped 2019 scenario, 1 and 2 workers
  *   sweep.cpu-ms.w1/.w2             the CPU time of those sweeps (every thread of the process): what a
  *                                   second worker adds beyond the work itself (its start-up, contention)
- *   sweep.month.combos-per-minute.w1/.w2, sweep.month.cpu-ms.w1/.w2
+ *   sweep.cores.w1/.w2              that CPU time over the wall time: the cores a sweep keeps busy. One
+ *                                   worker already keeps more than one busy (V8 compiles on helper
+ *                                   threads beside it), which bounds what a second can add on 2 cores
+ *   sweep.month.combos-per-minute.w1/.w2, sweep.month.cpu-ms.w1/.w2, sweep.month.cores.w1/.w2
  *                                   the same grid over the 1-minute month (15m SMA, as the backtest
  *                                   above): a run of ~0.4 s instead of ~0.1 s, so each worker's JIT
  *                                   warm-up (its first runs take 2–5× longer) weighs less
@@ -78,7 +81,7 @@ function fourTimes(file: string, tmp: string): string {
 type SweepBase = readonly string[];
 const GRID = ['--grid', 'fast=5,8,10,12', '--grid', 'slow=20,30,40,50,60,80'];
 
-function sweep(base: SweepBase, workers: number, tmp: string): { combosPerMinute: number; cpuMs: number } {
+function sweep(base: SweepBase, workers: number, tmp: string): { combosPerMinute: number; cpuMs: number; wallMs: number } {
   const started = performance.now();
   const run = spawnSync(
     process.execPath,
@@ -86,9 +89,10 @@ function sweep(base: SweepBase, workers: number, tmp: string): { combosPerMinute
       '--workers', String(workers), '--out', path.join(tmp, `sweep-${workers}`), '--no-progress'],
     { encoding: 'utf8', maxBuffer: 16 << 20 },
   );
-  const combosPerMinute = (24 * 60_000) / (performance.now() - started);
+  const wallMs = performance.now() - started;
+  const combosPerMinute = (24 * 60_000) / wallMs;
   if (run.status !== 0) throw new Error(`sweep --workers ${workers} failed (${run.status}): ${run.stderr}`);
-  return { combosPerMinute, cpuMs: (JSON.parse(run.stderr.trim().split('\n').pop()!) as { cpuMs: number }).cpuMs };
+  return { combosPerMinute, cpuMs: (JSON.parse(run.stderr.trim().split('\n').pop()!) as { cpuMs: number }).cpuMs, wallMs };
 }
 
 function sweeps(name: string, base: SweepBase, n: number, tmp: string): void {
@@ -96,6 +100,7 @@ function sweeps(name: string, base: SweepBase, n: number, tmp: string): void {
     const all = Array.from({ length: n }, () => sweep(base, workers, tmp));
     reportRuns(`${name}.combos-per-minute.w${workers}`, all.map((s) => s.combosPerMinute), 'combos/min');
     reportRuns(`${name}.cpu-ms.w${workers}`, all.map((s) => s.cpuMs), 'cpu-ms');
+    reportRuns(`${name}.cores.w${workers}`, all.map((s) => s.cpuMs / s.wallMs), 'cores');
   }
 }
 
