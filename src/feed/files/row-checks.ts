@@ -98,7 +98,7 @@ export class RowChecks {
       else this.#bad(line, text, 'out_of_order', `time ${iso(p.time)} is before ${iso(last.time)} (line ${last.line})`);
       return NONE;
     }
-    const row: CandleRow = { time: p.time, open: p.open, high: p.high, low: p.low, close: p.close, volume: p.volume, line: line };
+    const row: CandleRow = { time: p.time, open: p.open, high: p.high, low: p.low, close: p.close, volume: p.volume, line };
     this.#last = row;
     if (this.#period === null) {
       this.#held.push(row);
@@ -205,7 +205,7 @@ export function* checkedSync(source: Iterable<RawRow>, checks: RowChecks): Gener
 
 /**
  * The checked rows of a file's lines, each parsed by `parse`: `checkedSync` of the lines' RawRows, in
- * one generator (a replay reads some 40,000 rows a second through this, and each layer of generators
+ * one generator (a replay reads every row of its files through this, and each layer of generators
  * and each object per row showed in its count of instructions).
  */
 export function* checkedLines(lines: Iterable<TextLine>, parse: (text: string) => RowParse, checks: RowChecks): Generator<CandleRow> {
