@@ -63,16 +63,12 @@ export class RowChecks {
     this.#period = options.periodMs ?? null;
   }
 
-  /** The rows that can go out after this one: none (skipped or held back), this one, or the held ones. */
-  push(raw: RawRow): readonly CandleRow[] {
-    return this.pushLine(raw.line, raw.text, raw.parsed);
-  }
-
   /**
-   * `push` of a row given as its parts (the line readers make no RawRow). The array returned is valid
-   * until the next call: a one-row answer reuses one array, since nearly every row is one.
+   * The rows that can go out after this one: none (skipped or held back), this one, or the held ones.
+   * Given as its parts, so the line readers make no RawRow. The array returned is valid until the next
+   * call: a one-row answer reuses one array, since nearly every row is one.
    */
-  pushLine(line: number, text: string, p: RowParse): readonly CandleRow[] {
+  push(line: number, text: string, p: RowParse): readonly CandleRow[] {
     if (isBlank(text)) return NONE;
     const summary = this.#summary;
     if (!p.ok) {
@@ -197,7 +193,7 @@ export class RowChecks {
 /** The checked rows of a synchronous source. */
 export function* checkedSync(source: Iterable<RawRow>, checks: RowChecks): Generator<CandleRow> {
   for (const raw of source) {
-    const rows = checks.push(raw);
+    const rows = checks.push(raw.line, raw.text, raw.parsed);
     for (let i = 0; i < rows.length; i += 1) yield rows[i]!;
   }
   yield* checks.finish();
@@ -210,7 +206,7 @@ export function* checkedSync(source: Iterable<RawRow>, checks: RowChecks): Gener
  */
 export function* checkedLines(lines: Iterable<TextLine>, parse: (text: string) => RowParse, checks: RowChecks): Generator<CandleRow> {
   for (const l of lines) {
-    const rows = checks.pushLine(l.line, l.text, parse(l.text));
+    const rows = checks.push(l.line, l.text, parse(l.text));
     for (let i = 0; i < rows.length; i += 1) yield rows[i]!;
   }
   yield* checks.finish();
@@ -219,7 +215,7 @@ export function* checkedLines(lines: Iterable<TextLine>, parse: (text: string) =
 /** The checked rows of an asynchronous source. */
 export async function* checkedAsync(source: AsyncIterable<RawRow>, checks: RowChecks): AsyncGenerator<CandleRow> {
   for await (const raw of source) {
-    const rows = checks.push(raw);
+    const rows = checks.push(raw.line, raw.text, raw.parsed);
     for (let i = 0; i < rows.length; i += 1) yield rows[i]!;
   }
   yield* checks.finish();
