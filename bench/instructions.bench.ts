@@ -1,15 +1,20 @@
 /**
  * Instructions per replayed candle: a figure the machine's load cannot move. The wall-clock benches
- * move by ±30% on a shared 2-core machine, which hides any change worth less than that; counted
- * instructions of a single-threaded, predictable V8 repeat to ~1% per process and ~2% per candle (a
- * difference of two counts; four runs of one build: 94,197–95,944), so a 5% saving shows in one run
- * and a 3% one in a few. Not quite constant: the replay yields to the event loop by wall time, so run
- * it alone (two at once moved the count by a few per cent).
+ * move by ±30% on a shared 2-core machine, which hides any change worth less than that. Counted
+ * instructions of a single-threaded V8 whose collector runs on a fixed schedule repeat to ~1.5% per
+ * candle (one build: 100,796, 100,649, 99,183, and 100,030 while another count ran beside it; one
+ * process's count to ~0.3%), so a 3% saving shows in one run and a smaller one needs a few, or a
+ * count of the part alone. What is left to vary is what Node's event loop runs when (V8's own
+ * collection tasks among it), which the flags below do not fix.
  *
  * The SMA crossover (as backtest.bench.ts runs it) over the first N and the first 2N candles of the
  * same file, each in a fresh process under Valgrind's instruction counter (cachegrind, no cache
- * simulation), with V8's helper threads off (`--single-threaded --predictable`: compiling and
- * collecting then happen on the main thread, in the same order every time), N = 10,000:
+ * simulation), N = 10,000, with V8 made to repeat itself: its helper threads off (`--single-threaded
+ * --predictable`: compiling and collecting happen on the main thread, in the same order every time),
+ * its heap grown by fixed steps rather than by the time collections took (`--predictable-gc-schedule`;
+ * without it the same build's count moved by up to 7% between runs: 86,057 to 92,204), its hash and random
+ * seeds fixed, and no code cache (one written under these flags by the first process would be taken
+ * by the second alone):
  *   backtest.sma-cross.instructions-per-candle   (I(2N) − I(N)) / N: the replay's cost per candle,
  *                                                 start-up and most of the JIT's warm-up cancel
  *   backtest.instructions.first-n                 I(N): start-up, warm-up and N candles, whole process
@@ -42,8 +47,9 @@ function instructions(file: string, period: string, tmp: string): number {
   const run = spawnSync(
     'valgrind',
     ['--tool=cachegrind', '--cache-sim=no', '--smc-check=all-non-file', '--cachegrind-out-file=/dev/null',
-      process.execPath, '--single-threaded', '--predictable', child, file, period, path.join(tmp, 'out')],
-    { encoding: 'utf8', maxBuffer: 16 << 20 },
+      process.execPath, '--single-threaded', '--predictable', '--predictable-gc-schedule', '--random-seed=1', '--hash-seed=1',
+      child, file, period, path.join(tmp, 'out')],
+    { encoding: 'utf8', maxBuffer: 16 << 20, env: { ...process.env, PROPBOT_CODE_CACHE: 'off' } },
   );
   const refs = /I\s+refs:\s+([\d,]+)/.exec(run.stderr);
   if (run.status !== 0 || refs === null) throw new Error(`valgrind backtest of ${file} failed (${run.status}): ${run.stderr.slice(-2000)}`);
