@@ -1,22 +1,27 @@
 /**
  * Instructions per replayed candle: a figure the machine's load cannot move. The wall-clock benches
  * move by ±30% on a shared 2-core machine, which hides any change worth less than that. Counted
- * instructions of a single-threaded V8 whose collector runs on a fixed schedule repeat to ~1.5% per
- * candle (one build: 100,796, 100,649, 99,183, and 100,030 while another count ran beside it; one
- * process's count to ~0.3%), so a 3% saving shows in one run and a smaller one needs a few, or a
- * count of the part alone. What is left to vary is what Node's event loop runs when (V8's own
- * collection tasks among it), which the flags below do not fix.
+ * instructions of a single-threaded, predictable V8 are steadier, but not steady: one build counted
+ * 86,057 to 92,204 a candle in four runs (up to 7%), since V8 still grows its heap by how long its
+ * collections took and Node's event loop runs V8's collection tasks when it gets to them. So compare
+ * builds on several runs each, or count the changed part alone.
+ *
+ * Not taken: `--predictable-gc-schedule` (the heap grown by fixed steps). Four runs of one build then
+ * agreed to ~1.5%, but the count stopped telling what a change saves: a copy of the build that skipped
+ * the market snapshots of the three steps inside each candle counted 1.5% fewer instructions under it,
+ * 9-15% fewer without it, and used ~25% less CPU time in a normal process. Collection on the fixed
+ * schedule swamped the difference.
  *
  * The SMA crossover (as backtest.bench.ts runs it) over the first N and the first 2N candles of the
  * same file, each in a fresh process under Valgrind's instruction counter (cachegrind, no cache
- * simulation), N = 10,000, with V8 made to repeat itself: its helper threads off (`--single-threaded
- * --predictable`: compiling and collecting happen on the main thread, in the same order every time),
- * its heap grown by fixed steps rather than by the time collections took (`--predictable-gc-schedule`;
- * without it the same build's count moved by up to 7% between runs: 86,057 to 92,204), its hash and random
- * seeds fixed, and no code cache (one written under these flags by the first process would be taken
- * by the second alone):
- *   backtest.sma-cross.instructions-per-candle   (I(2N) − I(N)) / N: the replay's cost per candle,
- *                                                 start-up and most of the JIT's warm-up cancel
+ * simulation), N = 10,000, with V8's helper threads off (`--single-threaded --predictable`:
+ * compiling and collecting happen on the main thread, in the same order every time), its hash and
+ * random seeds fixed, and no code cache (one written under these flags by the first process, where
+ * the build's cache is missing, would be taken by the second alone). The count includes writing the
+ * report, whose equity series grows by one sample a minute of the run:
+ *   backtest.sma-cross.instructions-per-candle   (I(2N) − I(N)) / N: the run's cost per candle, its
+ *                                                 report's share included; start-up and most of the
+ *                                                 JIT's warm-up cancel
  *   backtest.instructions.first-n                 I(N): start-up, warm-up and N candles, whole process
  * Skipped, with a line saying so, where `valgrind` is not installed (Debian: `apt-get install valgrind`).
  * About 2 minutes: Valgrind runs the process some 80× slower.
@@ -47,7 +52,7 @@ function instructions(file: string, period: string, tmp: string): number {
   const run = spawnSync(
     'valgrind',
     ['--tool=cachegrind', '--cache-sim=no', '--smc-check=all-non-file', '--cachegrind-out-file=/dev/null',
-      process.execPath, '--single-threaded', '--predictable', '--predictable-gc-schedule', '--random-seed=1', '--hash-seed=1',
+      process.execPath, '--single-threaded', '--predictable', '--random-seed=1', '--hash-seed=1',
       child, file, period, path.join(tmp, 'out')],
     { encoding: 'utf8', maxBuffer: 16 << 20, env: { ...process.env, PROPBOT_CODE_CACHE: 'off' } },
   );
