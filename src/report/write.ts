@@ -65,8 +65,9 @@ async function writeReportJson(file: string, report: object, equity: EquitySerie
           const sample = columns ? undefined : equity.at(j)!;
           const time = sample ? sample.time : columns!.timeAt(j);
           const text = sample ? equityText(sample) : fp9Text(columns!.rawAt(j));
-          // JSON.stringify of each, without its cost per call: a time is a finite whole number of ms,
-          // and an equity text holds only a sign, digits and a point.
+          // What JSON.stringify would write for each, without its cost per call: a time is a finite
+          // whole number of ms, and an equity text (a decimal's digits, sign and point; NaN or Infinity
+          // of a plain sample) holds nothing JSON escapes.
           if (j > i) chunk += ',\n';
           chunk += `    {\n      "time": ${Number.isFinite(time) ? time : 'null'},\n      "equity": "${text}"\n    }`;
         }
