@@ -30,6 +30,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { searchSpace, spaceSize } from '../src/research/space.js';
+import { parseGrid } from '../src/runtime/sweep.js';
 import { reportRuns, runs } from './report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -79,9 +81,10 @@ function fourTimes(file: string, tmp: string): string {
 
 /** What a sweep runs over: a scenario file, or the strategy and data as options. */
 type SweepBase = readonly string[];
-const GRID = ['--grid', 'fast=5,8,10,12', '--grid', 'slow=20,30,40,50,60,80'];
-/** Runs in GRID: 4 fast × 6 slow. */
-const COMBOS = 24;
+const GRID_VALUES = ['fast=5,8,10,12', 'slow=20,30,40,50,60,80'];
+const GRID = GRID_VALUES.flatMap((g) => ['--grid', g]);
+/** Runs in GRID (24), counted as `propbot sweep` counts them. */
+const COMBOS = spaceSize(searchSpace(parseGrid(GRID_VALUES)));
 
 function sweep(base: SweepBase, workers: number, tmp: string): { wallMs: number; cpuMs: number } {
   const started = performance.now();

@@ -11,17 +11,21 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Redis } from 'ioredis';
 import { findRedisServer, startRedis } from '../test/research/redis.js';
+import { searchSpace, spaceSize } from '../src/research/space.js';
+import { parseGrid } from '../src/runtime/sweep.js';
 import { report } from './report.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(REPO, 'bin/propbot.js');
+const GRID_VALUES = ['fast=3,5,8,13', 'slow=21,34'];
 const SWEEP = [
   BIN, 'sweep', '--strategy', 'sma-cross',
   '--data', `BTC=${path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv')}`,
   '--params', '{"period":"1h","amount":"15000","leverage":"3"}', '--from', '2018-03-01', '--to', '2018-04-01',
-  '--grid', 'fast=3,5,8,13', '--grid', 'slow=21,34', '--json',
+  ...GRID_VALUES.flatMap((g) => ['--grid', g]), '--json',
 ];
-const COMBOS = 8;
+/** Runs in the grid (8), counted as `propbot sweep` counts them. */
+const COMBOS = spaceSize(searchSpace(parseGrid(GRID_VALUES)));
 
 function sweep(extra: string[]): number {
   const started = performance.now();
