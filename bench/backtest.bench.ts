@@ -9,6 +9,11 @@
  *   backtest.startup-ms             start to the first candle replayed (Node, propbot, the TS plugin)
  *   backtest.startup-cpu-ms         the CPU time of that start-up (all threads of the process)
  *   node.startup-ms                 the same clock for a bare `node -e`: the floor on this machine
+ *   backtest.startup-ms.no-extra-ca, node.startup-ms.no-extra-ca
+ *                                   only where NODE_EXTRA_CA_CERTS is set: the same two without it.
+ *                                   Node reads every certificate of that file before any JavaScript
+ *                                   runs (a whole system bundle: ~70 ms a process on this machine),
+ *                                   so these say what propbot's start-up is where it is not set
  *   backtest.sma-cross.peak-rss     peak resident memory of that process
  *   backtest.sma-cross-4x.peak-rss  the same series four times in a row: memory must not grow with it
  *   sweep.combos-per-minute.w1/.w2  a 24-combination grid of the shipped 2019 scenario, 1 and 2 workers
@@ -49,15 +54,22 @@ interface ChildResult {
   peakRssMb: number;
 }
 
-function backtest(file: string, period: string, tmp: string): ChildResult {
+function backtest(file: string, period: string, tmp: string, env: NodeJS.ProcessEnv = process.env): ChildResult {
   const child = fileURLToPath(new URL('./backtest-child.mjs', import.meta.url));
-  const out = execFileSync(process.execPath, [child, file, period, path.join(tmp, 'out')], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const out = execFileSync(process.execPath, [child, file, period, path.join(tmp, 'out')], { encoding: 'utf8', maxBuffer: 1 << 20, env });
   return JSON.parse(out.trim().split('\n').pop()!) as ChildResult;
 }
 
 /** Start to first line of a bare Node process, on the clock the start-up figure uses. */
-function bareNode(): number {
-  return Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(performance.now()))'], { encoding: 'utf8' }));
+function bareNode(env: NodeJS.ProcessEnv = process.env): number {
+  return Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(performance.now()))'], { encoding: 'utf8', env }));
+}
+
+/** This environment without NODE_EXTRA_CA_CERTS; undefined where it is not set. */
+function withoutExtraCa(): NodeJS.ProcessEnv | undefined {
+  if (!process.env['NODE_EXTRA_CA_CERTS']) return undefined;
+  const { NODE_EXTRA_CA_CERTS: _, ...rest } = process.env;
+  return rest;
 }
 
 /** The month four times in a row, each copy shifted to start one minute after the previous ends. */
@@ -120,7 +132,12 @@ export async function run(): Promise<void> {
     reportRuns('backtest.sma-cross.cpu-ms', one.map((r) => r.cpuMs), 'cpu-ms');
     reportRuns('backtest.startup-ms', one.map((r) => r.startupMs), 'ms');
     reportRuns('backtest.startup-cpu-ms', one.map((r) => r.startupCpuMs), 'cpu-ms');
-    reportRuns('node.startup-ms', Array.from({ length: n }, bareNode), 'ms');
+    reportRuns('node.startup-ms', Array.from({ length: n }, () => bareNode()), 'ms');
+    const clean = withoutExtraCa();
+    if (clean !== undefined) {
+      reportRuns('backtest.startup-ms.no-extra-ca', Array.from({ length: n }, () => backtest(file, period, tmp, clean).startupMs), 'ms');
+      reportRuns('node.startup-ms.no-extra-ca', Array.from({ length: n }, () => bareNode(clean)), 'ms');
+    }
     reportRuns('backtest.sma-cross.peak-rss', one.map((r) => r.peakRssMb), 'MB');
     if (file === shared) {
       const four = fourTimes(shared, tmp);
