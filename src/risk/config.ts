@@ -10,163 +10,185 @@ import { Dec } from '../core/decimal.js';
 import { ConfigError } from '../core/errors.js';
 import { ACCOUNT_TYPES } from '../api/types.js';
 
-const DECIMAL_TEXT = /^-?(?:\d+)(?:\.\d+)?$/;
-
-const decimalValue = z
-  .union([
-    z.custom<Decimal>((v) => Decimal.isDecimal(v), 'expected a decimal'),
-    z.string().regex(DECIMAL_TEXT, 'expected a decimal such as "0.05"'),
-    z.number().refine((n) => Number.isFinite(n), 'expected a finite number'),
-  ])
-  .transform((v): Decimal => new Dec(String(v)));
-
-/** A fraction in [0, 1]. */
-const ratio = decimalValue.refine((d) => d.gte(0) && d.lte(1), 'expected a fraction between 0 and 1 (0.05 = 5%)');
-const positiveDecimal = decimalValue.refine((d) => d.gt(0), 'expected a number above 0');
-const durationMs = z.number().int('expected whole milliseconds').nonnegative('expected 0 or more milliseconds');
-const count = z.number().int('expected a whole number').nonnegative('expected 0 or more');
-
 const d = (text: string): Decimal => new Dec(text);
 
+/**
+ * The schemas, built on their first use: zod 4 builds a schema node by node when it is declared, and
+ * declaring these ~80 nodes as the module loaded cost every start-up 10-16 ms (the code cached, the
+ * calls cold), before any configuration was there to check. A backtest without a `risk` block takes
+ * DEFAULT_RISK_GUARD_CONFIG (below) and never builds them.
+ */
+function buildSchemas() {
+  const DECIMAL_TEXT = /^-?(?:\d+)(?:\.\d+)?$/;
+
+  const decimalValue = z
+    .union([
+      z.custom<Decimal>((v) => Decimal.isDecimal(v), 'expected a decimal'),
+      z.string().regex(DECIMAL_TEXT, 'expected a decimal such as "0.05"'),
+      z.number().refine((n) => Number.isFinite(n), 'expected a finite number'),
+    ])
+    .transform((v): Decimal => new Dec(String(v)));
+
+  /** A fraction in [0, 1]. */
+  const ratio = decimalValue.refine((d) => d.gte(0) && d.lte(1), 'expected a fraction between 0 and 1 (0.05 = 5%)');
+  const positiveDecimal = decimalValue.refine((d) => d.gt(0), 'expected a number above 0');
+  const durationMs = z.number().int('expected whole milliseconds').nonnegative('expected 0 or more milliseconds');
+  const count = z.number().int('expected a whole number').nonnegative('expected 0 or more');
+
+
+  /** Drawdown limits of one phase (fractions). `trailing: null` means the phase has no trailing rule. */
+  const drawdownLimits = z.strictObject({
+    /** Daily drawdown, fraction of the day-start equity. */
+    daily: ratio.nullable().default(d('0.05')),
+    /** Total drawdown, fraction of the initial balance. */
+    total: ratio.nullable().default(d('0.10')),
+    /** Trailing drawdown, fraction of the highest equity; null: not part of the rules. */
+    trailing: ratio.nullable().default(null),
+  });
+
+  const PRESET = { daily: d('0.05'), total: d('0.10'), trailing: null };
+
+  const strategyRisk = z.strictObject({
+    /** May this strategy open inside the scalping window (after a recent increase on the market)? */
+    allowScalping: z.boolean().default(false),
+  });
+
+  const accountRisk = z.strictObject({
+    /** Account type, for the market's `maxLeverageByAccount`; else from the Account record. */
+    type: z.enum(ACCOUNT_TYPES).optional(),
+    /** Phase, to pick the drawdown preset; else from the Account record, else `drawdown.defaultPhase`. */
+    phase: z.string().min(1).optional(),
+    /** Initial balance (base of the total drawdown); else the Account record, else `payoutBaselineBalance`. */
+    initialBalance: positiveDecimal.optional(),
+    /** Overrides of the phase preset for this account. */
+    limits: drawdownLimits.partial().optional(),
+  });
+
+  const riskGuardConfig = z.strictObject({
+    /** Account not in a trading status, or locked by the managed-capital limit (then only reducing intents). */
+    accountStatus: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        /** Deny opens until an Account record (status, type, phase) has been observed. */
+        requireAccountRecord: z.boolean().default(false),
+      })
+      .prefault({}),
+    /** Paused, closed or close-only market, or a scheduled pause close ahead; stale market data. */
+    marketStatus: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        /** Deny opens this long before `schedule.nextPauseAt`. */
+        pauseLeadMs: durationMs.default(300_000),
+        /** Deny opens while the market snapshot is marked stale by the feed. */
+        denyStale: z.boolean().default(true),
+      })
+      .prefault({}),
+    /** Leverage within [minLeverage, min(1/minInitMarginRatio, maxLeverageByAccount[type], maxLeverage)]. */
+    leverage: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        minLeverage: positiveDecimal.default(d('1')),
+        /** An own cap below the market's; null: the market's bounds only. */
+        maxLeverage: positiveDecimal.nullable().default(null),
+      })
+      .prefault({}),
+    /** Notional `(amount − fee) × leverage` within the market's maxOpenNotionalLong/Short (0 = no cap). */
+    notionalCap: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
+    /** Amount within free balance = balance − margins − reserves of active increase orders. */
+    freeBalance: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
+    /** Worst case of the intent plus the open book must keep equity above every drawdown floor. */
+    drawdown: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        /** Adverse move assumed for a position or intent without a stop (fraction of price). */
+        maxAdverseMove: ratio.default(d('0.05')),
+        /** Extra distance kept above each floor, fraction of that floor's base (day-start equity, initial, max equity). */
+        buffer: ratio.default(d('0.005')),
+        /** Assumed fill beyond a stop trigger (fraction of the trigger). */
+        stopSlippage: ratio.default(d('0.002')),
+        /** Spread multiplier assumed on every fill (the scalping multiplier inside the window is 2). */
+        spreadMultiplier: positiveDecimal.default(d('2')),
+        /** An approved open counts until snapshots taken this long after the approval have arrived. */
+        pendingSettleMs: durationMs.default(2_000),
+        /** Count active entry orders as if they had filled. */
+        countPendingEntries: z.boolean().default(true),
+        /** Phase used when the account's phase is unknown. */
+        defaultPhase: z.string().min(1).default('active_evaluation'),
+        /** Drawdown limits per phase (ENGINE-MODEL presets). */
+        phases: z.record(z.string(), drawdownLimits).default({
+          active_evaluation: PRESET,
+          active_verification: PRESET,
+          funded: PRESET,
+          funded_success: PRESET,
+        }),
+      })
+      .prefault({}),
+    /** Once today's gain would make it the period's best day above the limit minus `buffer`: only reducing. */
+    consistency: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        /** Subtracted from `consistencyRuleLimit` (0.02: stop at 28% when the limit is 30%). */
+        buffer: ratio.default(d('0.02')),
+      })
+      .prefault({}),
+    /** Hold a close that would realise profit within `windowMs` of the position's last increase. */
+    profitWindow: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        windowMs: durationMs.default(60_000),
+      })
+      .prefault({}),
+    /** Deny opening inside the scalping window unless the strategy allows it. */
+    scalping: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        windowMs: durationMs.default(3_600_000),
+      })
+      .prefault({}),
+    /** At most `max` approved opens per UTC day and account. */
+    tradesPerDay: z.strictObject({ enabled: z.boolean().default(true), max: count.default(20) }).prefault({}),
+    /** At most `max` open positions (plus pending entries) per account. */
+    openPositions: z.strictObject({ enabled: z.boolean().default(true), max: count.default(5) }).prefault({}),
+    /** After `losses` losing trades in a row, no opens for `cooldownMs` after the last one. */
+    lossStreak: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        losses: z.number().int().positive('expected at least 1 loss').default(3),
+        cooldownMs: durationMs.default(3_600_000),
+      })
+      .prefault({}),
+    /** Flatten and halt until the next UTC day. */
+    killSwitch: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        /** Trip when equity − floor ≤ share × (floor base − floor), for any drawdown floor. */
+        share: ratio.default(d('0.2')),
+        /** Also trip when the open book's worst case no longer fits above a floor. */
+        onExposureBreach: z.boolean().default(true),
+      })
+      .prefault({}),
+    /** Per strategy name. */
+    strategies: z.record(z.string(), strategyRisk).default({}),
+    /** Per account id. */
+    accounts: z.record(z.string(), accountRisk).default({}),
+  });
+  return { drawdownLimits, strategyRisk, accountRisk, riskGuardConfig };
+}
+
+let built: ReturnType<typeof buildSchemas> | undefined;
+const schemas = (): ReturnType<typeof buildSchemas> => (built ??= buildSchemas());
+
+// Exported as `z.lazy`: embedding them (the run configuration's `risk`, the JSON Schemas) and parsing
+// with them work as before, and `.unwrap()` gives the object schema itself (its `shape`, `extend`).
+
 /** Drawdown limits of one phase (fractions). `trailing: null` means the phase has no trailing rule. */
-export const DrawdownLimitsSchema = z.strictObject({
-  /** Daily drawdown, fraction of the day-start equity. */
-  daily: ratio.nullable().default(d('0.05')),
-  /** Total drawdown, fraction of the initial balance. */
-  total: ratio.nullable().default(d('0.10')),
-  /** Trailing drawdown, fraction of the highest equity; null: not part of the rules. */
-  trailing: ratio.nullable().default(null),
-});
+export const DrawdownLimitsSchema = z.lazy(() => schemas().drawdownLimits);
 export type DrawdownLimits = z.output<typeof DrawdownLimitsSchema>;
-
-const PRESET = { daily: d('0.05'), total: d('0.10'), trailing: null };
-
-export const StrategyRiskSchema = z.strictObject({
-  /** May this strategy open inside the scalping window (after a recent increase on the market)? */
-  allowScalping: z.boolean().default(false),
-});
+export const StrategyRiskSchema = z.lazy(() => schemas().strategyRisk);
 export type StrategyRiskConfig = z.output<typeof StrategyRiskSchema>;
-
-export const AccountRiskSchema = z.strictObject({
-  /** Account type, for the market's `maxLeverageByAccount`; else from the Account record. */
-  type: z.enum(ACCOUNT_TYPES).optional(),
-  /** Phase, to pick the drawdown preset; else from the Account record, else `drawdown.defaultPhase`. */
-  phase: z.string().min(1).optional(),
-  /** Initial balance (base of the total drawdown); else the Account record, else `payoutBaselineBalance`. */
-  initialBalance: positiveDecimal.optional(),
-  /** Overrides of the phase preset for this account. */
-  limits: DrawdownLimitsSchema.partial().optional(),
-});
+export const AccountRiskSchema = z.lazy(() => schemas().accountRisk);
 export type AccountRiskConfig = z.output<typeof AccountRiskSchema>;
-
-export const RiskGuardConfigSchema = z.strictObject({
-  /** Account not in a trading status, or locked by the managed-capital limit (then only reducing intents). */
-  accountStatus: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      /** Deny opens until an Account record (status, type, phase) has been observed. */
-      requireAccountRecord: z.boolean().default(false),
-    })
-    .prefault({}),
-  /** Paused, closed or close-only market, or a scheduled pause close ahead; stale market data. */
-  marketStatus: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      /** Deny opens this long before `schedule.nextPauseAt`. */
-      pauseLeadMs: durationMs.default(300_000),
-      /** Deny opens while the market snapshot is marked stale by the feed. */
-      denyStale: z.boolean().default(true),
-    })
-    .prefault({}),
-  /** Leverage within [minLeverage, min(1/minInitMarginRatio, maxLeverageByAccount[type], maxLeverage)]. */
-  leverage: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      minLeverage: positiveDecimal.default(d('1')),
-      /** An own cap below the market's; null: the market's bounds only. */
-      maxLeverage: positiveDecimal.nullable().default(null),
-    })
-    .prefault({}),
-  /** Notional `(amount − fee) × leverage` within the market's maxOpenNotionalLong/Short (0 = no cap). */
-  notionalCap: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
-  /** Amount within free balance = balance − margins − reserves of active increase orders. */
-  freeBalance: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
-  /** Worst case of the intent plus the open book must keep equity above every drawdown floor. */
-  drawdown: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      /** Adverse move assumed for a position or intent without a stop (fraction of price). */
-      maxAdverseMove: ratio.default(d('0.05')),
-      /** Extra distance kept above each floor, fraction of that floor's base (day-start equity, initial, max equity). */
-      buffer: ratio.default(d('0.005')),
-      /** Assumed fill beyond a stop trigger (fraction of the trigger). */
-      stopSlippage: ratio.default(d('0.002')),
-      /** Spread multiplier assumed on every fill (the scalping multiplier inside the window is 2). */
-      spreadMultiplier: positiveDecimal.default(d('2')),
-      /** An approved open counts until snapshots taken this long after the approval have arrived. */
-      pendingSettleMs: durationMs.default(2_000),
-      /** Count active entry orders as if they had filled. */
-      countPendingEntries: z.boolean().default(true),
-      /** Phase used when the account's phase is unknown. */
-      defaultPhase: z.string().min(1).default('active_evaluation'),
-      /** Drawdown limits per phase (ENGINE-MODEL presets). */
-      phases: z.record(z.string(), DrawdownLimitsSchema).default({
-        active_evaluation: PRESET,
-        active_verification: PRESET,
-        funded: PRESET,
-        funded_success: PRESET,
-      }),
-    })
-    .prefault({}),
-  /** Once today's gain would make it the period's best day above the limit minus `buffer`: only reducing. */
-  consistency: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      /** Subtracted from `consistencyRuleLimit` (0.02: stop at 28% when the limit is 30%). */
-      buffer: ratio.default(d('0.02')),
-    })
-    .prefault({}),
-  /** Hold a close that would realise profit within `windowMs` of the position's last increase. */
-  profitWindow: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      windowMs: durationMs.default(60_000),
-    })
-    .prefault({}),
-  /** Deny opening inside the scalping window unless the strategy allows it. */
-  scalping: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      windowMs: durationMs.default(3_600_000),
-    })
-    .prefault({}),
-  /** At most `max` approved opens per UTC day and account. */
-  tradesPerDay: z.strictObject({ enabled: z.boolean().default(true), max: count.default(20) }).prefault({}),
-  /** At most `max` open positions (plus pending entries) per account. */
-  openPositions: z.strictObject({ enabled: z.boolean().default(true), max: count.default(5) }).prefault({}),
-  /** After `losses` losing trades in a row, no opens for `cooldownMs` after the last one. */
-  lossStreak: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      losses: z.number().int().positive('expected at least 1 loss').default(3),
-      cooldownMs: durationMs.default(3_600_000),
-    })
-    .prefault({}),
-  /** Flatten and halt until the next UTC day. */
-  killSwitch: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      /** Trip when equity − floor ≤ share × (floor base − floor), for any drawdown floor. */
-      share: ratio.default(d('0.2')),
-      /** Also trip when the open book's worst case no longer fits above a floor. */
-      onExposureBreach: z.boolean().default(true),
-    })
-    .prefault({}),
-  /** Per strategy name. */
-  strategies: z.record(z.string(), StrategyRiskSchema).default({}),
-  /** Per account id. */
-  accounts: z.record(z.string(), AccountRiskSchema).default({}),
-});
+export const RiskGuardConfigSchema = z.lazy(() => schemas().riskGuardConfig);
 
 export type RiskGuardConfig = z.output<typeof RiskGuardConfigSchema>;
 export type RiskGuardConfigInput = z.input<typeof RiskGuardConfigSchema>;

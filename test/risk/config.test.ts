@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../../src/core/errors.js';
-import { DEFAULT_RISK_GUARD_CONFIG, parseRiskGuardConfig, RiskGuard, RiskGuardConfigSchema } from '../../src/risk/index.js';
+import { z } from 'zod';
+import { DEFAULT_RISK_GUARD_CONFIG, DrawdownLimitsSchema, parseRiskGuardConfig, RiskGuard, RiskGuardConfigSchema } from '../../src/risk/index.js';
 
 describe('risk guard configuration', () => {
   it('has the ENGINE-MODEL presets and every rule on by default', () => {
@@ -24,6 +25,13 @@ describe('risk guard configuration', () => {
     // Key order too: the backtest lists the rules it turns off in this order.
     expect(JSON.stringify(DEFAULT_RISK_GUARD_CONFIG)).toBe(JSON.stringify(parsed));
     expect(DEFAULT_RISK_GUARD_CONFIG.drawdown.phases['funded']!.daily).toBeInstanceOf(Decimal);
+  });
+
+  it('exports schemas that embed, parse and unwrap to the object schema', () => {
+    const embedded = z.strictObject({ risk: RiskGuardConfigSchema.optional() });
+    expect(embedded.parse({ risk: { tradesPerDay: { max: 3 } } }).risk!.tradesPerDay.max).toBe(3);
+    expect(Object.keys(RiskGuardConfigSchema.unwrap().shape)).toEqual(Object.keys(DEFAULT_RISK_GUARD_CONFIG));
+    expect(DrawdownLimitsSchema.unwrap().partial().parse({ daily: '0.03' }).daily!.toString()).toBe('0.03');
   });
 
   it('reads a YAML block with numbers or strings, and leaves out disabled rules', () => {
