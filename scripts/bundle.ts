@@ -144,6 +144,51 @@ function routeDynamicImports(code: string): string {
   return out;
 }
 
+/**
+ * esbuild defines every namespace object's getters where the bundle starts (`__export`): ~4,000 of
+ * them, 7-10 ms of each start-up, most for entries a run never requires (zod's subpaths in
+ * dist/vendor/, propbot's own entries). A namespace the code reaches only through its entry
+ * (`__toCommonJS`, when that entry is first required) gets its getters then instead; one the code
+ * reads directly (zod's `z`) keeps them at the start. Found with a parser, not a pattern; `__exLazy`
+ * is as long as `__export` and no line is added, so the source map holds (only the two helper lines,
+ * esbuild's own code, get longer).
+ */
+function deferNamespaceExports(code: string): string {
+  for (const name of ['__exLazy', '__lazyNs']) if (code.includes(name)) throw new Error(`the bundle already uses ${name}`);
+  const exportHelper = /^var __export = \(target, all\d*\) => \{$/m;
+  const toCommonJs = /^var __toCommonJS = \((\w+)\) => (__copyProps\(__defProp\(\{\}, "__esModule", \{ value: true \}\), \1\));$/m;
+  if (!exportHelper.test(code) || !toCommonJs.test(code)) throw new Error('esbuild\'s __export or __toCommonJS is not the one deferNamespaceExports knows');
+  const file = ts.createSourceFile('propbot.cjs', code, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const references = new Map<string, number>();
+  const required = new Map<string, number>();
+  const exportedAt = new Map<string, number>();
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node)) {
+      const p = node.parent;
+      const isName = (ts.isPropertyAccessExpression(p) && p.name === node) || (ts.isPropertyAssignment(p) && p.name === node);
+      if (!isName) references.set(node.text, (references.get(node.text) ?? 0) + 1);
+    }
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.arguments.length >= 1 && ts.isIdentifier(node.arguments[0]!)) {
+      const target = node.arguments[0].text;
+      if (node.expression.text === '__toCommonJS') required.set(target, (required.get(target) ?? 0) + 1);
+      // At the top of the bundle's function: a statement of its body.
+      if (node.expression.text === '__export' && ts.isExpressionStatement(node.parent) && ts.isBlock(node.parent.parent) && ts.isFunctionExpression(node.parent.parent.parent) && node.parent.parent.parent.parent.parent === file.statements[0]) {
+        exportedAt.set(target, node.expression.getStart(file));
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  // Its declaration, the __export call and the __toCommonJS calls: nothing else reads it.
+  const deferred = [...exportedAt].filter(([name]) => references.get(name) === 2 + (required.get(name) ?? 0)).map(([, at]) => at);
+  if (exportedAt.size === 0) throw new Error('deferNamespaceExports found no __export at the top of the bundle');
+  let out = code;
+  for (const at of deferred.sort((a, b) => b - a)) out = `${out.slice(0, at)}__exLazy${out.slice(at + '__export'.length)}`;
+  return out
+    .replace(exportHelper, (line) => `var __lazyNs = new Map(), __exLazy = (target, all) => void __lazyNs.set(target, all); ${line}`)
+    .replace(toCommonJs, (_line, mod: string, copy: string) => `var __toCommonJS = (${mod}) => (__lazyNs.has(${mod}) && (__export(${mod}, __lazyNs.get(${mod})), __lazyNs.delete(${mod})), ${copy});`);
+}
+
 /** The generated ES module at an entry's path: the entry's exports, taken from the bundle. */
 function wrapper(name: string, exports: readonly string[]): string {
   const loader = path.relative(path.dirname(path.join(DIST, name)), path.join(DIST, LOADER)).split(path.sep).join('/');
@@ -261,7 +306,7 @@ const hooks = await esbuild.build({
 // esbuild escapes every non-ASCII character of the code but copies comments as they are; a bundle of
 // ASCII alone is a one-byte string to V8, and bundle-loader.ts reads it as such (no UTF-8 decoding).
 // One `?` per UTF-16 unit keeps every column the source map knows.
-writeFileSync(BUNDLE, routeDynamicImports(code.text).replace(/[^\x00-\x7f]/g, '?'));
+writeFileSync(BUNDLE, deferNamespaceExports(routeDynamicImports(code.text)).replace(/[^\x00-\x7f]/g, '?'));
 writeFileSync(map.path, map.contents);
 const written = new Set([BUNDLE, map.path, ...LOADER_FILES.flatMap((f) => [path.join(DIST, `${f}.js`), path.join(DIST, `${f}.js.map`)])]);
 for (const f of Object.keys(hooks.metafile.outputs)) written.add(path.resolve(ROOT, f));

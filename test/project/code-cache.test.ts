@@ -120,6 +120,36 @@ describe('the bundle and its code cache', () => {
     expect(JSON.parse(r.stdout)).toEqual({ error: true, decimal: true, zod: true, rxjs: true });
   });
 
+  it('every name of every dist/ entry and vendored subpath is defined, its namespace made on first import', async () => {
+    // The bundle defines most namespaces' getters only when their entry is first required (scripts/bundle.ts,
+    // deferNamespaceExports): an entry whose getters were never defined would export undefined names.
+    const files: string[] = [];
+    const walk = (dir: string): void => {
+      for (const f of readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, f.name);
+        if (f.isDirectory()) walk(p);
+        else if (p.endsWith('.js')) files.push(path.relative(DIST, p));
+      }
+    };
+    walk(path.join(DIST, 'vendor'));
+    const entries = ['index.js', 'cli/main.js', 'cli/backtest-run.js', 'runtime/backtest.js', 'report/write.js', ...files];
+    const script = `
+      const files = ${JSON.stringify(entries.map((f) => pathToFileURL(path.join(DIST, f)).href))};
+      let names = 0;
+      const undefinedNames = [];
+      for (const f of files) {
+        const m = await import(f);
+        for (const [k, v] of Object.entries(m)) { names += 1; if (v === undefined) undefinedNames.push(f.slice(f.indexOf('/dist/') + 6) + ': ' + k); }
+      }
+      process.stdout.write(JSON.stringify({ names, undefinedNames }));`;
+    const r = await node(script, {});
+    expect(r.stderr).toBe('');
+    const { names, undefinedNames } = JSON.parse(r.stdout) as { names: number; undefinedNames: string[] };
+    expect(files.length).toBeGreaterThan(10);
+    expect(names).toBeGreaterThan(2000);
+    expect(undefinedNames).toEqual([]);
+  });
+
   it('a sweep on two worker threads loads the bundle in each and ranks every combination', async () => {
     const out = tempDir('pb-cc-sweep-');
     const r = await propbot(['sweep', path.join(REPO, 'backtest/sma-cross-btc-2019.yaml'), '--grid', 'fast=5,10', '--grid', 'slow=30,60', '--workers', '2', '--out', out, '--no-progress']);
