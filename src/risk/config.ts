@@ -35,7 +35,6 @@ function buildSchemas() {
   const durationMs = z.number().int('expected whole milliseconds').nonnegative('expected 0 or more milliseconds');
   const count = z.number().int('expected a whole number').nonnegative('expected 0 or more');
 
-
   /** Drawdown limits of one phase (fractions). `trailing: null` means the phase has no trailing rule. */
   const drawdownLimits = z.strictObject({
     /** Daily drawdown, fraction of the day-start equity. */
