@@ -17,7 +17,7 @@ import { redisUrlProblem } from '../core/redis-url.js';
 import { DataFetchError, dataUrlProblem, fetchDataFile, isDataUrl, type FetchDataOptions } from '../feed/files/remote.js';
 import { FILE_LAYOUTS, type FileLayout } from '../feed/files/types.js';
 import type { BacktestResult } from '../report/types.js';
-import type { RiskGuardConfigInput } from '../risk/config.js';
+import { RiskGuardConfigSchema, type RiskGuardConfigInput } from '../risk/config.js';
 
 export const BACKTEST_PRESETS = ['default', 'zero-cost'] as const;
 /** What a backtest logs (to stderr, in market time): `warn` shows warnings and strategy errors only. */
@@ -121,8 +121,18 @@ export const ScenarioSchema = z.strictObject({
   balance: z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]).default(100000),
   phase: z.string().min(1).optional(),
   accountType: z.enum(ACCOUNT_TYPES).default('real'),
-  /** The risk guard's configuration (as `risk` of a run configuration), checked when the guard is built. */
-  risk: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * The risk guard's configuration (as `risk` of a run configuration). Kept as written (a sweep hands it
+   * to its worker threads, where the guard parses it), and checked here so that a bad value is named
+   * with its line in the file, before any run starts.
+   */
+  risk: z
+    .record(z.string(), z.unknown())
+    .superRefine((risk, ctx) => {
+      const checked = RiskGuardConfigSchema.safeParse(risk);
+      if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    })
+    .optional(),
   rules: z.enum(BACKTEST_RULES).default('on'),
   out: z.string().min(1).optional(),
   seed: z.string().min(1).default('propbot'),

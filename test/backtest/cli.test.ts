@@ -104,6 +104,13 @@ describe('propbot backtest', () => {
     expect(key.code).toBe(2);
     expect(key.stderr).toContain('line 6');
     expect(key.stderr).toContain("unknown key 'balanse'");
+
+    // A scenario's risk block is checked as the file is read: its key and line, before any run starts.
+    const risky = path.join(dir, 'risk.yaml');
+    writeFileSync(risky, `strategy:\n  use: sma-cross\ndata:\n  - asset: ORCL\n    file: ${ORCL}\nrisk:\n  tradesPerDay: { max: 3 }\n  killSwitch:\n    share: "1.5"\n`);
+    const risk = await propbot(['backtest', risky]);
+    expect(risk.code).toBe(2);
+    expect(risk.stderr).toContain(`${risky}:line 9: risk.killSwitch.share: expected a fraction between 0 and 1`);
   });
 });
 
