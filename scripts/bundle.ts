@@ -161,24 +161,28 @@ function deferNamespaceExports(code: string): string {
   const file = ts.createSourceFile('propbot.cjs', code, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
   const references = new Map<string, number>();
   const required = new Map<string, number>();
-  const exportedAt = new Map<string, number>();
   const visit = (node: ts.Node): void => {
     if (ts.isIdentifier(node)) {
       const p = node.parent;
       const isName = (ts.isPropertyAccessExpression(p) && p.name === node) || (ts.isPropertyAssignment(p) && p.name === node);
       if (!isName) references.set(node.text, (references.get(node.text) ?? 0) + 1);
     }
-    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.arguments.length >= 1 && ts.isIdentifier(node.arguments[0]!)) {
-      const target = node.arguments[0].text;
-      if (node.expression.text === '__toCommonJS') required.set(target, (required.get(target) ?? 0) + 1);
-      // At the top of the bundle's function: a statement of its body.
-      if (node.expression.text === '__export' && ts.isExpressionStatement(node.parent) && ts.isBlock(node.parent.parent) && ts.isFunctionExpression(node.parent.parent.parent) && node.parent.parent.parent.parent.parent === file.statements[0]) {
-        exportedAt.set(target, node.expression.getStart(file));
-      }
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === '__toCommonJS' && node.arguments[0] !== undefined && ts.isIdentifier(node.arguments[0])) {
+      required.set(node.arguments[0].text, (required.get(node.arguments[0].text) ?? 0) + 1);
     }
     ts.forEachChild(node, visit);
   };
   visit(file);
+  // The bundle is one `(function (...) { ... })`: the statements of its body are its top level.
+  const wrapper = file.statements[0];
+  const fn = wrapper && ts.isExpressionStatement(wrapper) && ts.isParenthesizedExpression(wrapper.expression) ? wrapper.expression.expression : undefined;
+  if (fn === undefined || !ts.isFunctionExpression(fn)) throw new Error('the bundle is not the one function expression deferNamespaceExports knows');
+  const exportedAt = new Map<string, number>();
+  for (const statement of fn.body.statements) {
+    if (!ts.isExpressionStatement(statement) || !ts.isCallExpression(statement.expression)) continue;
+    const { expression: callee, arguments: args } = statement.expression;
+    if (ts.isIdentifier(callee) && callee.text === '__export' && args[0] !== undefined && ts.isIdentifier(args[0])) exportedAt.set(args[0].text, callee.getStart(file));
+  }
   // Its declaration, the __export call and the __toCommonJS calls: nothing else reads it.
   const deferred = [...exportedAt].filter(([name]) => references.get(name) === 2 + (required.get(name) ?? 0)).map(([, at]) => at);
   if (exportedAt.size === 0) throw new Error('deferNamespaceExports found no __export at the top of the bundle');

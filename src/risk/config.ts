@@ -12,11 +12,49 @@ import { ACCOUNT_TYPES } from '../api/types.js';
 
 const d = (text: string): Decimal => new Dec(text);
 
+/** The ENGINE-MODEL drawdown preset of every phase. */
+const PRESET_LIMITS = { daily: d('0.05'), total: d('0.10'), trailing: null };
+
+/**
+ * Every default, written once: the schemas below take theirs from here, and a guard without a
+ * configuration (every backtest that sets no `risk`) takes the whole object as it is. Parsing `{}`
+ * for it when the module loaded cost ~6-13 ms of each start-up (zod compiles its object parsers on
+ * their first parse, and the parse runs cold). test/risk/config.test.ts holds it equal, key order
+ * included, to what the schema gives for `{}`.
+ */
+const DEFAULTS = {
+  accountStatus: { enabled: true, requireAccountRecord: false },
+  marketStatus: { enabled: true, pauseLeadMs: 300_000, denyStale: true },
+  leverage: { enabled: true, minLeverage: d('1'), maxLeverage: null },
+  notionalCap: { enabled: true },
+  freeBalance: { enabled: true },
+  drawdown: {
+    enabled: true,
+    maxAdverseMove: d('0.05'),
+    buffer: d('0.005'),
+    stopSlippage: d('0.002'),
+    spreadMultiplier: d('2'),
+    pendingSettleMs: 2_000,
+    countPendingEntries: true,
+    defaultPhase: 'active_evaluation',
+    phases: { active_evaluation: PRESET_LIMITS, active_verification: PRESET_LIMITS, funded: PRESET_LIMITS, funded_success: PRESET_LIMITS },
+  },
+  consistency: { enabled: true, buffer: d('0.02') },
+  profitWindow: { enabled: true, windowMs: 60_000 },
+  scalping: { enabled: true, windowMs: 3_600_000 },
+  tradesPerDay: { enabled: true, max: 20 },
+  openPositions: { enabled: true, max: 5 },
+  lossStreak: { enabled: true, losses: 3, cooldownMs: 3_600_000 },
+  killSwitch: { enabled: true, share: d('0.2'), onExposureBreach: true },
+  strategies: {},
+  accounts: {},
+};
+
 /**
  * The schemas, built on their first use: zod 4 builds a schema node by node when it is declared, and
  * declaring these ~80 nodes as the module loaded cost every start-up 10-16 ms (the code cached, the
  * calls cold), before any configuration was there to check. A backtest without a `risk` block takes
- * DEFAULT_RISK_GUARD_CONFIG (below) and never builds them.
+ * DEFAULT_RISK_GUARD_CONFIG and never builds them.
  */
 function buildSchemas() {
   const DECIMAL_TEXT = /^-?(?:\d+)(?:\.\d+)?$/;
@@ -38,14 +76,12 @@ function buildSchemas() {
   /** Drawdown limits of one phase (fractions). `trailing: null` means the phase has no trailing rule. */
   const drawdownLimits = z.strictObject({
     /** Daily drawdown, fraction of the day-start equity. */
-    daily: ratio.nullable().default(d('0.05')),
+    daily: ratio.nullable().default(PRESET_LIMITS.daily),
     /** Total drawdown, fraction of the initial balance. */
-    total: ratio.nullable().default(d('0.10')),
+    total: ratio.nullable().default(PRESET_LIMITS.total),
     /** Trailing drawdown, fraction of the highest equity; null: not part of the rules. */
-    trailing: ratio.nullable().default(null),
+    trailing: ratio.nullable().default(PRESET_LIMITS.trailing),
   });
-
-  const PRESET = { daily: d('0.05'), total: d('0.10'), trailing: null };
 
   const strategyRisk = z.strictObject({
     /** May this strategy open inside the scalping window (after a recent increase on the market)? */
@@ -63,113 +99,109 @@ function buildSchemas() {
     limits: drawdownLimits.partial().optional(),
   });
 
+  const D = DEFAULTS;
   const riskGuardConfig = z.strictObject({
     /** Account not in a trading status, or locked by the managed-capital limit (then only reducing intents). */
     accountStatus: z
       .strictObject({
-        enabled: z.boolean().default(true),
+        enabled: z.boolean().default(D.accountStatus.enabled),
         /** Deny opens until an Account record (status, type, phase) has been observed. */
-        requireAccountRecord: z.boolean().default(false),
+        requireAccountRecord: z.boolean().default(D.accountStatus.requireAccountRecord),
       })
       .prefault({}),
     /** Paused, closed or close-only market, or a scheduled pause close ahead; stale market data. */
     marketStatus: z
       .strictObject({
-        enabled: z.boolean().default(true),
+        enabled: z.boolean().default(D.marketStatus.enabled),
         /** Deny opens this long before `schedule.nextPauseAt`. */
-        pauseLeadMs: durationMs.default(300_000),
+        pauseLeadMs: durationMs.default(D.marketStatus.pauseLeadMs),
         /** Deny opens while the market snapshot is marked stale by the feed. */
-        denyStale: z.boolean().default(true),
+        denyStale: z.boolean().default(D.marketStatus.denyStale),
       })
       .prefault({}),
     /** Leverage within [minLeverage, min(1/minInitMarginRatio, maxLeverageByAccount[type], maxLeverage)]. */
     leverage: z
       .strictObject({
-        enabled: z.boolean().default(true),
-        minLeverage: positiveDecimal.default(d('1')),
+        enabled: z.boolean().default(D.leverage.enabled),
+        minLeverage: positiveDecimal.default(D.leverage.minLeverage),
         /** An own cap below the market's; null: the market's bounds only. */
-        maxLeverage: positiveDecimal.nullable().default(null),
+        maxLeverage: positiveDecimal.nullable().default(D.leverage.maxLeverage),
       })
       .prefault({}),
     /** Notional `(amount − fee) × leverage` within the market's maxOpenNotionalLong/Short (0 = no cap). */
-    notionalCap: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
+    notionalCap: z.strictObject({ enabled: z.boolean().default(D.notionalCap.enabled) }).prefault({}),
     /** Amount within free balance = balance − margins − reserves of active increase orders. */
-    freeBalance: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
+    freeBalance: z.strictObject({ enabled: z.boolean().default(D.freeBalance.enabled) }).prefault({}),
     /** Worst case of the intent plus the open book must keep equity above every drawdown floor. */
     drawdown: z
       .strictObject({
-        enabled: z.boolean().default(true),
+        enabled: z.boolean().default(D.drawdown.enabled),
         /** Adverse move assumed for a position or intent without a stop (fraction of price). */
-        maxAdverseMove: ratio.default(d('0.05')),
+        maxAdverseMove: ratio.default(D.drawdown.maxAdverseMove),
         /** Extra distance kept above each floor, fraction of that floor's base (day-start equity, initial, max equity). */
-        buffer: ratio.default(d('0.005')),
+        buffer: ratio.default(D.drawdown.buffer),
         /** Assumed fill beyond a stop trigger (fraction of the trigger). */
-        stopSlippage: ratio.default(d('0.002')),
+        stopSlippage: ratio.default(D.drawdown.stopSlippage),
         /** Spread multiplier assumed on every fill (the scalping multiplier inside the window is 2). */
-        spreadMultiplier: positiveDecimal.default(d('2')),
+        spreadMultiplier: positiveDecimal.default(D.drawdown.spreadMultiplier),
         /** An approved open counts until snapshots taken this long after the approval have arrived. */
-        pendingSettleMs: durationMs.default(2_000),
+        pendingSettleMs: durationMs.default(D.drawdown.pendingSettleMs),
         /** Count active entry orders as if they had filled. */
-        countPendingEntries: z.boolean().default(true),
+        countPendingEntries: z.boolean().default(D.drawdown.countPendingEntries),
         /** Phase used when the account's phase is unknown. */
-        defaultPhase: z.string().min(1).default('active_evaluation'),
+        defaultPhase: z.string().min(1).default(D.drawdown.defaultPhase),
         /** Drawdown limits per phase (ENGINE-MODEL presets). */
-        phases: z.record(z.string(), drawdownLimits).default({
-          active_evaluation: PRESET,
-          active_verification: PRESET,
-          funded: PRESET,
-          funded_success: PRESET,
-        }),
+        phases: z.record(z.string(), drawdownLimits).default(D.drawdown.phases),
       })
       .prefault({}),
     /** Once today's gain would make it the period's best day above the limit minus `buffer`: only reducing. */
     consistency: z
       .strictObject({
-        enabled: z.boolean().default(true),
+        enabled: z.boolean().default(D.consistency.enabled),
         /** Subtracted from `consistencyRuleLimit` (0.02: stop at 28% when the limit is 30%). */
-        buffer: ratio.default(d('0.02')),
+        buffer: ratio.default(D.consistency.buffer),
       })
       .prefault({}),
     /** Hold a close that would realise profit within `windowMs` of the position's last increase. */
     profitWindow: z
       .strictObject({
-        enabled: z.boolean().default(true),
-        windowMs: durationMs.default(60_000),
+        enabled: z.boolean().default(D.profitWindow.enabled),
+        windowMs: durationMs.default(D.profitWindow.windowMs),
       })
       .prefault({}),
     /** Deny opening inside the scalping window unless the strategy allows it. */
     scalping: z
       .strictObject({
-        enabled: z.boolean().default(true),
-        windowMs: durationMs.default(3_600_000),
+        enabled: z.boolean().default(D.scalping.enabled),
+        windowMs: durationMs.default(D.scalping.windowMs),
       })
       .prefault({}),
     /** At most `max` approved opens per UTC day and account. */
-    tradesPerDay: z.strictObject({ enabled: z.boolean().default(true), max: count.default(20) }).prefault({}),
+    tradesPerDay: z.strictObject({ enabled: z.boolean().default(D.tradesPerDay.enabled), max: count.default(D.tradesPerDay.max) }).prefault({}),
     /** At most `max` open positions (plus pending entries) per account. */
-    openPositions: z.strictObject({ enabled: z.boolean().default(true), max: count.default(5) }).prefault({}),
+    openPositions: z.strictObject({ enabled: z.boolean().default(D.openPositions.enabled), max: count.default(D.openPositions.max) }).prefault({}),
     /** After `losses` losing trades in a row, no opens for `cooldownMs` after the last one. */
     lossStreak: z
       .strictObject({
-        enabled: z.boolean().default(true),
-        losses: z.number().int().positive('expected at least 1 loss').default(3),
-        cooldownMs: durationMs.default(3_600_000),
+        enabled: z.boolean().default(D.lossStreak.enabled),
+        losses: z.number().int().positive('expected at least 1 loss').default(D.lossStreak.losses),
+        cooldownMs: durationMs.default(D.lossStreak.cooldownMs),
       })
       .prefault({}),
     /** Flatten and halt until the next UTC day. */
     killSwitch: z
       .strictObject({
-        enabled: z.boolean().default(true),
+        enabled: z.boolean().default(D.killSwitch.enabled),
         /** Trip when equity − floor ≤ share × (floor base − floor), for any drawdown floor. */
-        share: ratio.default(d('0.2')),
+        share: ratio.default(D.killSwitch.share),
         /** Also trip when the open book's worst case no longer fits above a floor. */
-        onExposureBreach: z.boolean().default(true),
+        onExposureBreach: z.boolean().default(D.killSwitch.onExposureBreach),
       })
       .prefault({}),
     /** Per strategy name. */
-    strategies: z.record(z.string(), strategyRisk).default({}),
+    strategies: z.record(z.string(), strategyRisk).default(D.strategies),
     /** Per account id. */
-    accounts: z.record(z.string(), accountRisk).default({}),
+    accounts: z.record(z.string(), accountRisk).default(D.accounts),
   });
   return { drawdownLimits, strategyRisk, accountRisk, riskGuardConfig };
 }
@@ -205,42 +237,4 @@ export function parseRiskGuardConfig(input: unknown, at = 'risk', file?: string)
   throw new ConfigError(path, `${issue.message}${more}`, file === undefined ? {} : { file });
 }
 
-/**
- * What `RiskGuardConfigSchema.parse({})` gives, written out: a guard without a configuration (every
- * backtest that sets no `risk`) takes it, and parsing `{}` when the module loads cost ~6–13 ms of each
- * start-up (zod compiles its object parsers on their first parse, and the parse itself runs cold).
- * test/risk/config.test.ts holds the two equal, key order included, so a default changed in the schema
- * and not here fails there.
- */
-export const DEFAULT_RISK_GUARD_CONFIG: RiskGuardConfig = defaultConfig();
-
-function defaultConfig(): RiskGuardConfig {
-  const preset = (): DrawdownLimits => ({ daily: d('0.05'), total: d('0.10'), trailing: null });
-  return {
-    accountStatus: { enabled: true, requireAccountRecord: false },
-    marketStatus: { enabled: true, pauseLeadMs: 300_000, denyStale: true },
-    leverage: { enabled: true, minLeverage: d('1'), maxLeverage: null },
-    notionalCap: { enabled: true },
-    freeBalance: { enabled: true },
-    drawdown: {
-      enabled: true,
-      maxAdverseMove: d('0.05'),
-      buffer: d('0.005'),
-      stopSlippage: d('0.002'),
-      spreadMultiplier: d('2'),
-      pendingSettleMs: 2_000,
-      countPendingEntries: true,
-      defaultPhase: 'active_evaluation',
-      phases: { active_evaluation: preset(), active_verification: preset(), funded: preset(), funded_success: preset() },
-    },
-    consistency: { enabled: true, buffer: d('0.02') },
-    profitWindow: { enabled: true, windowMs: 60_000 },
-    scalping: { enabled: true, windowMs: 3_600_000 },
-    tradesPerDay: { enabled: true, max: 20 },
-    openPositions: { enabled: true, max: 5 },
-    lossStreak: { enabled: true, losses: 3, cooldownMs: 3_600_000 },
-    killSwitch: { enabled: true, share: d('0.2'), onExposureBreach: true },
-    strategies: {},
-    accounts: {},
-  };
-}
+export const DEFAULT_RISK_GUARD_CONFIG: RiskGuardConfig = DEFAULTS;

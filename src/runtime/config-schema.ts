@@ -29,7 +29,8 @@ export function configSchemas(): ConfigSchemaFile[] {
   return [
     generate(RunConfigSchema, 'run-config.json', 'propbot run configuration', 'The YAML file of `propbot run --config` (config/paper.yaml).'),
     generate(sandboxConfigSchema, 'sandbox-config.json', 'propbot sandbox configuration', 'The YAML file of `propbot sandbox --config` (config/sandbox.yaml).'),
-    // A scenario's `risk` is read as-is and checked when the guard is built; its schema is the guard's.
+    // A scenario keeps its `risk` as written (checked against the guard's schema, see scenario.ts); an
+    // editor is given the guard's schema itself, with its keys and defaults.
     generate(ScenarioSchema.extend({ risk: RiskGuardConfigSchema.optional() }), 'backtest-scenario.json', 'propbot backtest scenario', 'The YAML file of `propbot backtest <scenario>` (backtest/*.yaml).'),
   ];
 }

@@ -148,6 +148,8 @@ describe('the bundle and its code cache', () => {
     expect(files.length).toBeGreaterThan(10);
     expect(names).toBeGreaterThan(2000);
     expect(undefinedNames).toEqual([]);
+    // ... and the build did defer some: the bundle hands their getters to __toCommonJS.
+    expect(readFileSync(path.join(DIST, 'propbot.cjs'), 'latin1').match(/^__exLazy\(/gm)?.length ?? 0).toBeGreaterThan(0);
   });
 
   it('a sweep on two worker threads loads the bundle in each and ranks every combination', async () => {
