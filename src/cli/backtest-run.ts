@@ -179,7 +179,7 @@ function summaryTable(json: ReportSummaryJson, written: { json: string; html: st
     rows.push(['days', `${c.tradingDays} trading, ${c.profitableDays} profitable${c.daysToTarget !== null ? `, target on day ${c.daysToTarget}` : ''}`]);
   }
   for (const d of json.data) rows.push([`data ${d.market}`, dataLines(d).join(`\n${' '.repeat(18)}`)]);
-  rows.push(['speed', `${json.perf.candles} candles, ${json.perf.snapshots} snapshots in ${json.perf.wallMs} ms`]);
+  rows.push(['speed', `${json.perf.candles} candles, ${json.perf.snapshots} snapshots (${json.perf.quietSteps} quiet) in ${json.perf.wallMs} ms`]);
   rows.push(['report', `${written.html}\n${' '.repeat(18)}${written.json}`]);
   const width = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n';

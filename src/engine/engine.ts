@@ -101,6 +101,11 @@ export class Engine {
     return a ? a.balance + a.upnl : undefined;
   }
 
+  /** The account's highest equity so far (the trailing drawdown's base), fp9; null before its first trade, undefined when unknown. */
+  accountMaxEquity(accountId: string): bigint | null | undefined {
+    return this.#core.accounts.get(accountId)?.maxEquity;
+  }
+
   /** The account's money figures and floors as the rules judge them; undefined when unknown. */
   accountFigures(accountId: string): EngineAccountFigures | undefined {
     const a = this.#core.accounts.get(accountId);

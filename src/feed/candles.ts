@@ -17,7 +17,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { Observable, share } from 'rxjs';
-import { decGreater, decLess } from '../core/fp9.js';
+import { decGreater, decLess, fp9Decimal } from '../core/fp9.js';
 import { CANDLE_PERIOD_MS, CANDLE_PERIODS, type Candle, type CandlePeriod, type MarketSnapshot } from './types.js';
 
 export function isCandlePeriod(value: unknown): value is CandlePeriod {
@@ -71,6 +71,11 @@ export class CandleBuilder {
     this.#open = this.#high = this.#low = this.#close = price;
     this.#ticks = 1;
     return done;
+  }
+
+  /** Whether a price at `time` falls inside the candle being built (so `update` would end none). */
+  inside(time: number): boolean {
+    return time >= this.#openTime && time < this.#closeTime;
   }
 
   /** The candle still being built, for display only: it is not final and strategies never see it. */
@@ -197,6 +202,8 @@ export function toCandles(period: CandlePeriod) {
 export class CandleStreams {
   readonly #market$: (asset: string) => Observable<MarketSnapshot>;
   readonly #streams = new Map<string, Observable<Candle>>();
+  /** The builders of the streams someone is subscribed to, by asset: each holds one market subscription. */
+  readonly #running = new Map<string, readonly CandleBuilder[]>();
 
   constructor(market$: (asset: string) => Observable<MarketSnapshot>) {
     this.#market$ = market$;
@@ -209,9 +216,46 @@ export class CandleStreams {
     const key = `${asset}|${period}`;
     let stream = this.#streams.get(key);
     if (!stream) {
-      stream = this.#market$(asset).pipe(toCandles(period), share({ resetOnRefCountZero: true }));
+      // toCandles, with the builder kept where quietTick finds it.
+      stream = new Observable<Candle>((subscriber) => {
+        const builder = new CandleBuilder(asset, period);
+        this.#running.set(asset, [...(this.#running.get(asset) ?? []), builder]);
+        const source = this.#market$(asset).subscribe({
+          next(snapshot) {
+            if (snapshot.stale) return;
+            const candle = builder.update(snapshot.takenAt, snapshot.price);
+            if (candle !== undefined) subscriber.next(candle);
+          },
+          error: (error: unknown) => subscriber.error(error),
+          complete: () => subscriber.complete(),
+        });
+        return () => {
+          source.unsubscribe();
+          this.#running.set(asset, (this.#running.get(asset) ?? []).filter((b) => b !== builder));
+        };
+      }).pipe(share({ resetOnRefCountZero: true }));
       this.#streams.set(key, stream);
     }
     return stream;
+  }
+
+  /** How many subscriptions to `asset`'s market stream the builders hold now. */
+  observing(asset: string): number {
+    return this.#running.get(asset)?.length ?? 0;
+  }
+
+  /**
+   * A price of `asset` (fp9) at `time` handed to its builders directly, as its snapshot would hand it:
+   * for a replay step that publishes none. False, with nothing done, when the price would end a
+   * candle or start the first one: that step must be published, so the candle reaches its
+   * strategies with the snapshots of that moment.
+   */
+  quietTick(asset: string, time: number, priceFp9: bigint): boolean {
+    const builders = this.#running.get(asset);
+    if (builders === undefined || builders.length === 0) return true;
+    for (let i = 0; i < builders.length; i += 1) if (!builders[i]!.inside(time)) return false;
+    const price = fp9Decimal(priceFp9);
+    for (let i = 0; i < builders.length; i += 1) builders[i]!.update(time, price);
+    return true;
   }
 }

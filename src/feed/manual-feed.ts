@@ -29,7 +29,8 @@ class LatestChannel<T> {
   #completed = false;
   readonly stream: Observable<T>;
 
-  constructor() {
+  /** `changed`: called when a subscriber comes or goes. */
+  constructor(changed: () => void) {
     this.stream = new Observable<T>((subscriber) => {
       if (this.#has) subscriber.next(this.#last as T);
       if (this.#completed) {
@@ -37,8 +38,10 @@ class LatestChannel<T> {
         return undefined;
       }
       this.#subscribers = [...this.#subscribers, subscriber];
+      changed();
       return () => {
         this.#subscribers = this.#subscribers.filter((s) => s !== subscriber);
+        changed();
       };
     });
   }
@@ -55,6 +58,10 @@ class LatestChannel<T> {
     return this.#last;
   }
 
+  get observers(): number {
+    return this.#subscribers.length;
+  }
+
   complete(): void {
     if (this.#completed) return;
     this.#completed = true;
@@ -69,8 +76,9 @@ export class ManualFeed implements MarketFeed {
   readonly #risk = new Map<string, LatestChannel<RiskSnapshot>>();
   readonly #positions = new Map<string, LatestChannel<PositionsSnapshot>>();
   readonly #orders = new Map<string, LatestChannel<OrdersSnapshot>>();
-  readonly #events = new LatestChannel<AccountEventsSnapshot>();
+  readonly #events = new LatestChannel<AccountEventsSnapshot>(() => this.#audience++);
   #completed = false;
+  #audience = 0;
 
   market$(asset: string): Observable<MarketSnapshot> {
     return this.#channel(this.#markets, asset).stream;
@@ -115,6 +123,20 @@ export class ManualFeed implements MarketFeed {
   }
 
   /**
+   * How many subscribers a market's (by asset) or an account's risk stream has now: a replay skips a
+   * step's snapshots only when every one of them is a part that takes the step another way (see
+   * LocalSession's quiet steps).
+   */
+  observers(stream: 'market' | 'risk', key: string): number {
+    return (stream === 'market' ? this.#markets : this.#risk).get(key)?.observers ?? 0;
+  }
+
+  /** A count that moves whenever any stream gains or loses a subscriber (so `observers` need not be asked again while it stands). */
+  get audience(): number {
+    return this.#audience;
+  }
+
+  /**
    * The latest snapshot of each stream, set before a push reaches any subscriber (a strategy runner
    * reads these instead of keeping copies: `StrategyRunnerOptions.latest`).
    */
@@ -137,7 +159,7 @@ export class ManualFeed implements MarketFeed {
   #channel<T>(map: Map<string, LatestChannel<T>>, key: string): LatestChannel<T> {
     let c = map.get(key);
     if (!c) {
-      c = new LatestChannel<T>();
+      c = new LatestChannel<T>(() => this.#audience++);
       if (this.#completed) c.complete();
       map.set(key, c);
     }

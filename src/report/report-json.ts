@@ -157,7 +157,7 @@ export interface ReportJson {
     readonly byCode: Readonly<Record<string, number>>;
     readonly items: readonly { readonly at: string; readonly intentId: string; readonly code: string; readonly reason: string; readonly rule: string }[];
   };
-  readonly perf: { readonly snapshots: number; readonly candles: number; readonly wallMs: number; readonly snapshotsPerSecond: number | null };
+  readonly perf: { readonly snapshots: number; readonly quietSteps: number; readonly candles: number; readonly wallMs: number; readonly snapshotsPerSecond: number | null };
   /** Strategies stopped by a throw of their own code; empty when every strategy ran to the end. */
   readonly failures: readonly { readonly strategy: string; readonly at: string; readonly failedIn: string; readonly message: string; readonly location: string | null }[];
   /** Per market: how its data file was read, its first bad rows and gaps (line numbers from the top of the file). */
@@ -327,6 +327,7 @@ export function assembleReport<E>(result: BacktestResult, equity: E, figures: Re
     },
     perf: {
       snapshots: result.perf.snapshots,
+      quietSteps: result.perf.quietSteps ?? 0,
       candles: result.perf.candles,
       wallMs: result.perf.wallMs,
       snapshotsPerSecond: result.perf.wallMs > 0 ? Math.round((result.perf.snapshots * 1000) / result.perf.wallMs) : null,

@@ -108,8 +108,10 @@ export interface DenialRecord {
 }
 
 export interface PerfInfo {
-  /** Market snapshots replayed. */
+  /** Market snapshots replayed: the price steps. */
   readonly snapshots: number;
+  /** Of those, the steps inside a candle that nothing needed published (see `LocalSessionOptions.quietSteps`). */
+  readonly quietSteps?: number;
   /** Candles emitted to strategies. */
   readonly candles: number;
   /** Wall-clock duration of the run, ms. */

@@ -38,7 +38,7 @@ import { DAY_MS, nextUtcDay, type AccountTrackers, type RuleContext, type RuleNu
 import { intentEntryFigures, type ExposureParams } from './exposure.js';
 import { fmt, fromRaw, pct, toRaw } from './fixed.js';
 import { consistencyReached, killSwitchTrip, RULES, type KillSwitchTrip, type RuleEntry } from './rules/index.js';
-import { quietMark, stillQuiet, type QuietMark } from './quiet.js';
+import { quietAtPrice, quietMark, stillQuiet, type QuietMark } from './quiet.js';
 import type { Decision, Denial, EquityDivergence, GuardAction, GuardState, GuardStateChange } from './types.js';
 
 /** The part of a pino logger the guard uses. */
@@ -150,6 +150,8 @@ export class RiskGuard {
   readonly #markets: MarketBook;
   readonly #quietPath: boolean;
   #evaluations = 0;
+  /** Subscriptions `connect` holds, by stream (see `observing`). */
+  readonly #watching = new Map<string, number>();
   #banded = 0;
   readonly #books = new Map<string, GuardBook>();
   readonly #defaultStrategy: StrategyRiskConfig = { allowScalping: false };
@@ -423,11 +425,17 @@ export class RiskGuard {
   /** Subscribe to a feed's streams for one account and its markets. */
   connect(feed: MarketFeed, options: ConnectOptions): Subscription {
     const sub = new Subscription();
+    const watch = (key: string): void => {
+      this.#watching.set(key, (this.#watching.get(key) ?? 0) + 1);
+      sub.add(() => this.#watching.set(key, this.#watching.get(key)! - 1));
+    };
     for (const asset of options.assets) {
       sub.add(feed.market$(asset).subscribe((s) => this.observeMarket(s)));
+      watch(`market\u0000${asset}`);
       sub.add(feed.positions$(options.accountId, asset).subscribe((s) => this.observePositions(s)));
     }
     sub.add(feed.risk$(options.accountId).subscribe((s) => this.observeRisk(s)));
+    watch(`risk\u0000${options.accountId}`);
     sub.add(feed.orders$(options.accountId).subscribe((s) => this.observeOrders(s)));
     sub.add(
       feed.accountEvents$().subscribe((s) => {
@@ -437,6 +445,29 @@ export class RiskGuard {
       }),
     );
     return sub;
+  }
+
+  /** How many subscriptions `connect` holds now to a market's stream (by asset) or an account's risk stream. */
+  observing(stream: 'market' | 'risk', key: string): number {
+    return this.#watching.get(`${stream}\u0000${key}`) ?? 0;
+  }
+
+  /**
+   * Whether a snapshot of `asset` at `priceFp9`, with nothing else changed (nor the risk status's base
+   * figures), would leave every account where its last evaluation did: true for a book with neither
+   * positions nor orders (a market snapshot evaluates none), and for one whose last evaluation found
+   * nothing and whose quiet band (`quiet.ts`) holds the price. A replay may then skip publishing that
+   * step (LocalSession's quiet steps); false only costs the step its snapshots.
+   */
+  quietAt(asset: string, priceFp9: bigint): boolean {
+    if (!this.#quietPath) return false;
+    const now = this.#clock.now();
+    for (const book of this.#books.values()) {
+      if (book.positions.size === 0 && book.orders.length === 0) continue;
+      const mark = book.quiet;
+      if (mark === undefined || !quietAtPrice(mark, book, now, asset, priceFp9, this.#markets, this.#config, this.#numbers)) return false;
+    }
+    return true;
   }
 
   // ---- state -----------------------------------------------------------------------------------

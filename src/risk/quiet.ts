@@ -122,26 +122,12 @@ export function stillQuiet(
   config: RiskGuardConfig,
   numbers: RuleNumbers,
 ): QuietAnswer {
-  if (
-    mark.revision !== book.revision ||
-    mark.account !== book.account ||
-    mark.manual !== book.manual ||
-    mark.haltedUntil !== book.haltedUntil ||
-    mark.reducingUntil !== book.reducingUntil ||
-    mark.state !== book.state ||
-    mark.reason !== book.stateReason
-  ) {
-    return false;
-  }
-  if ((book.haltedUntil !== 0 && now >= book.haltedUntil) || (book.reducingUntil !== 0 && now >= book.reducingUntil)) return false;
+  if (!markStands(mark, book, now)) return false;
   if (!mark.hasRisk) return 'tests';
-  if (mark.band === undefined) mark.band = quietBand(mark, book, markets, config, numbers) ?? null;
-  const band = mark.band;
+  const band = bandOf(mark, book, markets, config, numbers);
   if (band !== null) {
     const m = markets.latest(band.asset);
-    // The same settings object (the engine's, and the wire decoder's, while they stand) has the same
-    // cost ceiling; another one is asked for its own.
-    if (m !== undefined && m.price >= band.lo && m.price <= band.hi && (m.market.settings === band.settings || markets.get(band.asset)!.costCeiling === band.costCeiling)) return 'band';
+    if (m !== undefined && inBand(band, m.price, m.market.settings, markets)) return 'band';
   }
   const equity = book.equityNow(markets, config);
   if (mark.quietVersion === markets.version && mark.quietEquity === equity) return 'tests';
@@ -149,6 +135,59 @@ export function stillQuiet(
   mark.quietVersion = markets.version;
   mark.quietEquity = equity;
   return 'tests';
+}
+
+/**
+ * Whether `stillQuiet` would answer without a full evaluation were `asset`'s price `price` and
+ * nothing else changed, the guard's market book not told yet: its answer for a price inside the band
+ * it worked out (or for a book without risk figures). False where only its equity tests could tell,
+ * and before it has worked the band out.
+ */
+export function quietAtPrice(
+  mark: QuietMark,
+  book: AccountBook,
+  now: number,
+  asset: string,
+  price: bigint,
+  markets: MarketBook,
+  config: RiskGuardConfig,
+  numbers: RuleNumbers,
+): boolean {
+  if (!markStands(mark, book, now)) return false;
+  if (!mark.hasRisk) return true;
+  // Only a band `stillQuiet` worked out: before it does, the book may still wait for the read that
+  // settles it (a risk status after a positions change), and a band missed then would stay missed.
+  const band = mark.band;
+  if (band === undefined || band === null || band.asset !== asset) return false;
+  const m = markets.latest(asset);
+  return m !== undefined && inBand(band, price, m.market.settings, markets);
+}
+
+/** Nothing but prices changed since the mark, and no latch ran out. */
+function markStands(mark: QuietMark, book: AccountBook, now: number): boolean {
+  return (
+    mark.revision === book.revision &&
+    mark.account === book.account &&
+    mark.manual === book.manual &&
+    mark.haltedUntil === book.haltedUntil &&
+    mark.reducingUntil === book.reducingUntil &&
+    mark.state === book.state &&
+    mark.reason === book.stateReason &&
+    !((book.haltedUntil !== 0 && now >= book.haltedUntil) || (book.reducingUntil !== 0 && now >= book.reducingUntil))
+  );
+}
+
+/** The mark's band, worked out on first use. */
+function bandOf(mark: QuietMark, book: AccountBook, markets: MarketBook, config: RiskGuardConfig, numbers: RuleNumbers): QuietBand | null {
+  if (mark.band === undefined) mark.band = quietBand(mark, book, markets, config, numbers) ?? null;
+  return mark.band;
+}
+
+/** `price` inside the band, at a cost ceiling the band was worked out at. */
+function inBand(band: QuietBand, price: bigint, settings: Market['settings'], markets: MarketBook): boolean {
+  // The same settings object (the engine's, and the wire decoder's, while they stand) has the same
+  // cost ceiling; another one is asked for its own.
+  return price >= band.lo && price <= band.hi && (settings === band.settings || markets.get(band.asset)!.costCeiling === band.costCeiling);
 }
 
 /**

@@ -92,6 +92,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   const rulesOff = options.rules === 'off';
   const session = await LocalSession.create({
     ...options,
+    quietSteps: options.quietSteps ?? true,
     ...(rulesOff ? withoutRules(options) : {}),
     onDecision: (d: Decision) => {
       if (d.verdict === 'denied') denials.push({ at: d.at, intentId: d.intent.id, code: d.code, reason: d.reason, rule: d.rule });
@@ -264,7 +265,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     denials,
     guardActions,
     funding,
-    perf: { snapshots: stats.ticks, candles: stats.candles, wallMs: Math.round(wallMs) },
+    perf: { snapshots: stats.ticks, quietSteps: stats.quiet, candles: stats.candles, wallMs: Math.round(wallMs) },
     // Without rules there is no challenge to judge, nor floors to draw.
     ...(rulesOff ? { rules: 'off' as const } : { challenge: challengeInfo(session, mergePresets(ENGINE_PRESETS, options.presets), startPhase, transitions) }),
     prices: [...candles.entries()].map(([market, c]) => ({ market, candles: c.candles() })),

@@ -100,6 +100,18 @@ export interface LocalSessionOptions {
   readonly onFinal?: PipelineOptions['onFinal'];
   /** Wraps the engine's exchange (metrics); every read and write of the session goes through it. */
   readonly wrapExchange?: (exchange: Exchange) => Exchange;
+  /**
+   * Quiet steps (default false; backtests turn them on): a step inside a candle is not published when
+   * nothing would take it but the candle builders and the guard, and neither needs it as a snapshot.
+   * Its price still reaches the engine, the candle builders (directly) and the report; the guard is
+   * asked whether a snapshot at that price could move it (`RiskGuard.quietAt`). Any other step is
+   * published as ever: the candle's first, one that ends a candle, one after an engine event (a fill,
+   * a trigger, funding), the first of a new day, one where the highest equity rose, and every step while
+   * a strategy or recorder subscribes to the market or risk streams itself, the exchange is wrapped,
+   * the replay is paced, or it replays more than one market. The results are the same to the byte;
+   * only the time differs.
+   */
+  readonly quietSteps?: boolean;
 }
 
 export interface RunHooks {
@@ -122,6 +134,8 @@ export interface RunStats {
   /** Candles replayed after the warm-up. */
   readonly candles: number;
   readonly ticks: number;
+  /** Of `ticks`, the quiet steps (see `LocalSessionOptions.quietSteps`). */
+  readonly quiet: number;
   readonly firstTime: number | null;
   readonly lastTime: number | null;
   readonly aborted: boolean;
@@ -157,6 +171,12 @@ export class LocalSession {
   /** Merged rows of every market: synchronous when every source is (candle files are). */
   readonly #rows: Iterable<MergedRow<CandleRow>> | AsyncIterable<MergedRow<CandleRow>>;
   readonly #candles: PeriodCheckedCandles;
+  readonly #quietSteps: boolean;
+  /** The account's highest equity at the end of the last published step. */
+  #maxEquity: bigint | null | undefined;
+  /** By asset, whether the market and risk streams have no subscriber but the builders and the guard; worked out again when the feed's audience changes. */
+  readonly #unwatched = new Map<string, boolean>();
+  #audience = -1;
 
   private constructor(init: {
     engine: Engine;
@@ -174,6 +194,7 @@ export class LocalSession {
     rows: Iterable<MergedRow<CandleRow>> | AsyncIterable<MergedRow<CandleRow>>;
     candles: PeriodCheckedCandles;
     warmupEnd: number | null;
+    quietSteps: boolean;
   }) {
     this.engine = init.engine;
     this.clock = init.clock;
@@ -191,6 +212,7 @@ export class LocalSession {
     this.#rows = init.rows;
     this.#candles = init.candles;
     this.warmupEnd = init.warmupEnd;
+    this.#quietSteps = init.quietSteps;
   }
 
   static async create(options: LocalSessionOptions): Promise<LocalSession> {
@@ -357,6 +379,7 @@ export class LocalSession {
         : mergeByTime(sources.map((src) => ({ key: src.key, rows: toAsync(src.rows) }))),
       candles,
       warmupEnd: options.warmupCandles && options.from !== undefined ? options.from : null,
+      quietSteps: options.quietSteps ?? false,
     });
   }
 
@@ -394,8 +417,13 @@ export class LocalSession {
     this.#dirty = false;
     let candles = 0;
     let ticks = 0;
+    let quietTicks = 0;
     let firstTime: number | null = null;
     let lastTime: number | null = null;
+    // One market only: a step publishes every market's snapshot, and another market's builders count
+    // (and may end a candle on) a step of this one.
+    const quiet = this.#quietSteps && this.#syncReads && hooks.pace === undefined && this.markets.size === 1;
+    this.#published();
     const apply = (step: ReplayStep): Promise<void> | undefined => {
       if (warming && step.tick.time >= this.warmupEnd!) {
         warming = false;
@@ -418,11 +446,18 @@ export class LocalSession {
       // Positions and orders change only by engine events; risk also moves with the price while a
       // position is open, and at a new day.
       const books = this.#dirty;
+      if (quiet && !books && !step.candleStart && today === day && !this.pipeline.busy && this.#quiet(step, open.size > 0)) {
+        quietTicks += 1;
+        hooks.afterStep?.(step);
+        this.#candles.check();
+        return undefined;
+      }
       const accounts = books || open.size > 0 || today !== day;
       day = today;
       this.#dirty = false;
       const published = this.#publish(books ? EVERYTHING : accounts ? RISK_AND_MARKETS : MARKETS_ONLY);
       if (published !== undefined || this.pipeline.busy) return this.#settle(published, step, hooks);
+      this.#published();
       hooks.afterStep?.(step);
       this.#candles.check();
       return undefined;
@@ -484,7 +519,45 @@ export class LocalSession {
     }
     if (!aborted) aborted = !(await play(interleaver.flush(), 0));
     unsubscribe();
-    return { candles, ticks, firstTime, lastTime, aborted };
+    return { candles, ticks, quiet: quietTicks, firstTime, lastTime, aborted };
+  }
+
+  /**
+   * Whether `step` can go unpublished (see `LocalSessionOptions.quietSteps`); when it can, its price
+   * has been handed to the candle builders. `holding`: the account has a position open, so a
+   * published step would carry its risk status.
+   */
+  #quiet(step: ReplayStep, holding: boolean): boolean {
+    const { asset } = step.market;
+    if (!this.#onlyBuildersAndGuard(asset)) return false;
+    // A new highest equity moves the trailing floor: the guard reads it from the risk status.
+    if (holding && this.engine.accountMaxEquity(this.accountId) !== this.#maxEquity) return false;
+    return this.guard.quietAt(asset, step.tick.priceFp9) && this.#candles.quietTick(asset, step.tick.time, step.tick.priceFp9);
+  }
+
+  /**
+   * Every subscriber of the streams a step of `asset` would push to is a candle builder or the guard
+   * (the risk stream's too: while a position is open a step pushes the risk status).
+   */
+  #onlyBuildersAndGuard(asset: string): boolean {
+    const audience = this.feed.audience;
+    if (audience !== this.#audience) {
+      this.#unwatched.clear();
+      this.#audience = audience;
+    }
+    let unwatched = this.#unwatched.get(asset);
+    if (unwatched === undefined) {
+      unwatched =
+        this.feed.observers('market', asset) === this.guard.observing('market', asset) + this.#candles.observing(asset) &&
+        this.feed.observers('risk', this.accountId) === this.guard.observing('risk', this.accountId);
+      this.#unwatched.set(asset, unwatched);
+    }
+    return unwatched;
+  }
+
+  /** What a quiet step compares with: the engine as the last published step left it. */
+  #published(): void {
+    this.#maxEquity = this.engine.accountMaxEquity(this.accountId);
   }
 
   /** Publish through the synchronous reads when the engine is unwrapped (undefined: done). */
@@ -509,6 +582,7 @@ export class LocalSession {
         await this.#publish({ markets: false });
       }
     }
+    this.#published();
     hooks.afterStep?.(step);
     this.#candles.check();
   }

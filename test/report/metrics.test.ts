@@ -219,7 +219,7 @@ describe('report.json', () => {
     expect(json.dailyPnl[0]).toEqual({ day: '2021-04-20', startEquity: '3', endEquity: '3.000000001', pnl: '0.000000001' });
     expect(json.denials).toMatchObject({ total: 2, byCode: { market_paused: 2 } });
     expect(json.challenge).toMatchObject({ phase: 'active_evaluation', passed: false, rules: { profitTargetPct: '5', profitableDayPct: '0.5' } });
-    expect(json.perf).toEqual({ snapshots: 1000, candles: 10, wallMs: 500, snapshotsPerSecond: 2000 });
+    expect(json.perf).toEqual({ snapshots: 1000, quietSteps: 0, candles: 10, wallMs: 500, snapshotsPerSecond: 2000 });
     expect(json.fills).toHaveLength(r.fills.length);
     expect(json.fills[0]).toMatchObject({ market: r.fills[0]!.market, price: r.fills[0]!.price.toFixed(), size: r.fills[0]!.size.toFixed() });
     expect(json.equity).toHaveLength(r.equity.length);

@@ -1,0 +1,158 @@
+/**
+ * Quiet steps: a backtest does not publish the steps inside a candle that nothing needs as snapshots,
+ * and its report is the same to the byte as when every step is published. Each case runs twice,
+ * with `quietSteps` as backtests have it (on) and off, and compares the whole report but `perf`.
+ */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { EMPTY, merge, mergeMap, of } from 'rxjs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Dec } from '../../src/core/decimal.js';
+import { backtestOptions, buildScenario } from '../../src/cli/backtest-run.js';
+import { buildReportJson } from '../../src/report/report-json.js';
+import { runBacktest, type BacktestOptions } from '../../src/runtime/backtest.js';
+import { defineStrategy } from '../../src/strategy/define.js';
+import { REPO, tempDir, writeCandles, type SynthCandle } from './helpers.js';
+
+const dir = tempDir('pb-quiet-');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The report of `options` run with quiet steps (as backtests run) and without: both, and their perf. */
+async function both(options: BacktestOptions) {
+  const quiet = await runBacktest({ ...options, keepPrices: false });
+  const loud = await runBacktest({ ...options, keepPrices: false, quietSteps: false });
+  const { perf: quietPerf, ...quietJson } = buildReportJson(quiet.result);
+  const { perf: loudPerf, ...loudJson } = buildReportJson(loud.result);
+  return { quietJson, loudJson, quietPerf, loudPerf };
+}
+
+const START = Date.UTC(2021, 0, 4, 9);
+const flat = (i: number, p = '100'): SynthCandle => ({ time: START + i * 60_000, open: p, high: p, low: p, close: p });
+
+/** Opens one long of `quote` at leverage 5 on the first candle, then waits. */
+const holder = (quote: number) =>
+  defineStrategy({
+    name: 'holder',
+    version: '1.0.0',
+    assets: ['BTC'],
+    setup(ctx) {
+      let n = -1;
+      return ctx.candles('BTC', '1m').pipe(
+        mergeMap(() => {
+          n += 1;
+          return n === 0 ? of(ctx.intents.open('long', { size: { quote }, leverage: 5 })) : EMPTY;
+        }),
+      );
+    },
+  });
+
+describe('quiet steps', () => {
+  it('publishes the step inside a candle where the kill switch trips, and trips there', async () => {
+    // Minute 6 falls: open 100, high 100.5 at +20 s, low 96 at +40 s, close 99.9 at +59.999 s. The low
+    // takes the long below the daily floor's kill line (95,000 + 0.9 × 5,000): the guard must see it.
+    const candles = [...Array.from({ length: 6 }, (_, i) => flat(i)), { time: START + 6 * 60_000, open: '100', high: '100.5', low: '96', close: '99.9' }];
+    for (let i = 7; i < 12; i += 1) candles.push(flat(i, '99.9'));
+    const file = writeCandles(dir, 'dip.csv', candles);
+    const { quietJson, loudJson, quietPerf, loudPerf } = await both({
+      markets: [{ asset: 'BTC', file }],
+      strategies: [{ strategy: holder(15_000), params: {}, assets: ['BTC'], source: 'test' }],
+      balance: new Dec(100_000),
+      risk: { strategies: { holder: { allowScalping: true } }, killSwitch: { share: '0.9' } },
+    });
+    expect(quietJson).toEqual(loudJson);
+    expect(quietJson.guardActions).toHaveLength(1);
+    expect(quietJson.guardActions[0]).toMatchObject({ rule: 'kill_switch', floorRule: 'daily', at: new Date(START + 6 * 60_000 + 40_000).toISOString() });
+    // Only the two flat-free steps of minute 6 remain inside candles: the high is quiet, the low is not.
+    expect(loudPerf.quietSteps).toBe(0);
+    expect(quietPerf.quietSteps).toBe(1);
+    expect(quietPerf.snapshots).toBe(loudPerf.snapshots);
+  });
+
+  it('publishes the step after a new highest equity, so the trailing floor moves with it', async () => {
+    // Minute 6 opens at 101 and falls from a high of 104 (+20 s: a new highest equity, ~101,790) to a
+    // low of 100.3 (+40 s). With a 3% trailing limit and a kill share of 0.5 the kill line is 98.5% of
+    // the highest equity: the low (~100,130) is below the new line (~100,260) and far above the one
+    // of the published open (~98,930).
+    const candles = [...Array.from({ length: 6 }, (_, i) => flat(i)), { time: START + 6 * 60_000, open: '101', high: '104', low: '100.3', close: '100.5' }];
+    for (let i = 7; i < 12; i += 1) candles.push(flat(i, '100.5'));
+    const file = writeCandles(dir, 'peak.csv', candles);
+    const trailing = '3';
+    const { quietJson, loudJson } = await both({
+      markets: [{ asset: 'BTC', file }],
+      strategies: [{ strategy: holder(9_000), params: {}, assets: ['BTC'], source: 'test' }],
+      balance: new Dec(100_000),
+      presets: { phases: { active_evaluation: { maxTrailingTotalDrawdown: trailing } } },
+      risk: {
+        strategies: { holder: { allowScalping: true } },
+        killSwitch: { share: '0.5', onExposureBreach: false },
+        drawdown: { phases: { active_evaluation: { daily: '0.05', total: '0.10', trailing: '0.03' } } },
+      },
+    });
+    expect(quietJson).toEqual(loudJson);
+    expect(quietJson.guardActions).toHaveLength(1);
+    expect(quietJson.guardActions[0]).toMatchObject({ rule: 'kill_switch', floorRule: 'trailing', at: new Date(START + 6 * 60_000 + 40_000).toISOString() });
+  });
+
+  it('leaves every report of the four examples as it was, and skips most steps inside candles', async () => {
+    const data = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
+    for (const name of ['sma-cross', 'donchian-breakout', 'mean-reversion', 'challenge-aware']) {
+      const scenario = buildScenario(undefined, { strategy: name, data: [`BTC=${data}`], from: Date.UTC(2019, 2, 1), to: Date.UTC(2019, 5, 1), params: { period: '1h' } });
+      const { quietJson, loudJson, quietPerf, loudPerf } = await both(backtestOptions(scenario));
+      expect(quietJson, name).toEqual(loudJson);
+      expect(quietJson.trades.length, name).toBeGreaterThan(0);
+      const inside = quietPerf.snapshots - quietPerf.candles;
+      expect(quietPerf.quietSteps, name).toBeGreaterThan(inside / 2);
+      expect(loudPerf.quietSteps, name).toBe(0);
+    }
+  });
+
+  it('publishes every step to a strategy that subscribes to the market stream itself', async () => {
+    let seen = 0;
+    const watcher = defineStrategy({
+      name: 'watcher',
+      version: '1.0.0',
+      assets: ['BTC'],
+      setup(ctx) {
+        const count = ctx.feed.market$('BTC').pipe(
+          mergeMap(() => {
+            seen += 1;
+            return EMPTY;
+          }),
+        );
+        // Candles too, so the builders are there as well: the strategy's own subscription is what counts.
+        return merge(count, ctx.candles('BTC', '1m').pipe(mergeMap(() => EMPTY)));
+      },
+    });
+    const candles = Array.from({ length: 30 }, (_, i) => ({ time: START + i * 60_000, open: String(100 + i), high: String(102 + i), low: String(99 + i), close: String(101 + i) }));
+    const file = writeCandles(dir, 'watched.csv', candles);
+    const { result } = await runBacktest({ markets: [{ asset: 'BTC', file }], strategies: [{ strategy: watcher, params: {}, assets: ['BTC'], source: 'test' }], balance: new Dec(100_000), keepPrices: false });
+    expect(result.perf.quietSteps).toBe(0);
+    expect(result.perf.snapshots).toBe(120);
+    expect(seen).toBe(120);
+  });
+
+  it('publishes every step of a replay of two markets, whose snapshots each step carries', async () => {
+    // A step of BTC publishes ETH's snapshot too: ETH's candles count it among their ticks.
+    const rows = (base: number) => Array.from({ length: 20 }, (_, i) => ({ time: START + i * 60_000, open: String(base + i), high: String(base + i + 2), low: String(base + i - 1), close: String(base + i + 1) }));
+    const markets = [{ asset: 'BTC', file: writeCandles(dir, 'pair-btc.csv', rows(100)) }, { asset: 'ETH', file: writeCandles(dir, 'pair-eth.csv', rows(50)) }];
+    const run = async (quietSteps?: boolean) => {
+      const ticks: number[] = [];
+      const pair = defineStrategy({
+        name: 'pair',
+        version: '1.0.0',
+        assets: ['BTC', 'ETH'],
+        setup: (ctx) =>
+          merge(
+            ctx.candles('ETH', '5m').pipe(mergeMap((c) => (ticks.push(c.ticks), EMPTY))),
+            ctx.candles('BTC', '1m').pipe(mergeMap(() => EMPTY)),
+          ),
+      });
+      const { result } = await runBacktest({ markets, strategies: [{ strategy: pair, params: {}, assets: ['BTC', 'ETH'], source: 'test' }], balance: new Dec(100_000), keepPrices: false, ...(quietSteps === undefined ? {} : { quietSteps }) });
+      return { ticks, quiet: result.perf.quietSteps };
+    };
+    const quiet = await run();
+    const loud = await run(false);
+    expect(loud.ticks).toEqual([40, 40, 40]);
+    expect(quiet).toEqual(loud);
+  });
+});
