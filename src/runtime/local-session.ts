@@ -101,15 +101,15 @@ export interface LocalSessionOptions {
   /** Wraps the engine's exchange (metrics); every read and write of the session goes through it. */
   readonly wrapExchange?: (exchange: Exchange) => Exchange;
   /**
-   * Quiet steps (default false; backtests turn them on): a step inside a candle is not published when
-   * nothing would take it but the candle builders and the guard, and neither needs it as a snapshot.
-   * Its price still reaches the engine, the candle builders (directly) and the report; the guard is
-   * asked whether a snapshot at that price could move it (`RiskGuard.quietAt`). Any other step is
-   * published as ever: the candle's first, one that ends a candle, one after an engine event (a fill,
-   * a trigger, funding), the first of a new day, one where the highest equity rose, and every step while
-   * a strategy or recorder subscribes to the market or risk streams itself, the exchange is wrapped,
-   * the replay is paced, or it replays more than one market. The results are the same to the byte;
-   * only the time differs.
+   * Quiet steps (default false; backtests turn them on): a price step is not published when nothing
+   * would take it but the candle builders and the guard, and neither needs it as a snapshot. Its price
+   * still reaches the engine, the candle builders (directly) and the report; the guard is asked
+   * whether a snapshot at that price could move it (`RiskGuard.quietAt`). Any other step is published
+   * as ever: one that ends a strategy's candle (15-minute candles from 1-minute rows: one step in 60),
+   * one after an engine event (a fill, a trigger, funding), the first of a new day, one where the
+   * highest equity rose, and every step while a strategy or recorder subscribes to the market or risk
+   * streams itself, the exchange is wrapped, the replay is paced, or it replays more than one market.
+   * The results are the same to the byte; only the time differs.
    */
   readonly quietSteps?: boolean;
 }
@@ -446,7 +446,7 @@ export class LocalSession {
       // Positions and orders change only by engine events; risk also moves with the price while a
       // position is open, and at a new day.
       const books = this.#dirty;
-      if (quiet && !books && !step.candleStart && today === day && !this.pipeline.busy && this.#quiet(step, open.size > 0)) {
+      if (quiet && !books && today === day && !this.pipeline.busy && this.#quiet(step, open.size > 0)) {
         quietTicks += 1;
         hooks.afterStep?.(step);
         this.#candles.check();

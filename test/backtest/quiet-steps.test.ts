@@ -62,7 +62,9 @@ describe('quiet steps', () => {
     expect(quietJson).toEqual(loudJson);
     expect(quietJson.guardActions).toHaveLength(1);
     expect(quietJson.guardActions[0]).toMatchObject({ rule: 'kill_switch', floorRule: 'daily', at: new Date(START + 6 * 60_000 + 40_000).toISOString() });
-    // Only the two flat-free steps of minute 6 remain inside candles: the high is quiet, the low is not.
+    // Every other step ends a 1-minute candle. Of the three inside minute 6, the high is outside the
+    // guard's quiet band too (this close to the kill line the band is 99.90-100.12) and the low trips;
+    // the close, once the kill switch has flattened the book, is quiet.
     expect(loudPerf.quietSteps).toBe(0);
     expect(quietPerf.quietSteps).toBe(1);
     expect(quietPerf.snapshots).toBe(loudPerf.snapshots);
@@ -104,6 +106,16 @@ describe('quiet steps', () => {
       expect(quietPerf.quietSteps, name).toBeGreaterThan(inside / 2);
       expect(loudPerf.quietSteps, name).toBe(0);
     }
+  });
+
+  it('leaves quiet the first step of a data candle that ends no candle of the strategy', async () => {
+    // 4-hour candles from hourly rows: three of every four rows' first steps end nothing.
+    const data = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
+    const scenario = buildScenario(undefined, { strategy: 'sma-cross', data: [`BTC=${data}`], from: Date.UTC(2018, 0, 1), to: Date.UTC(2018, 6, 1), params: { period: '4h', fast: 5, slow: 20 } });
+    const { quietJson, loudJson, quietPerf } = await both(backtestOptions(scenario));
+    expect(quietJson).toEqual(loudJson);
+    expect(quietJson.trades.length).toBeGreaterThan(0);
+    expect(quietPerf.quietSteps).toBeGreaterThan(quietPerf.snapshots - quietPerf.candles);
   });
 
   it('publishes every step to a strategy that subscribes to the market stream itself', async () => {
