@@ -117,7 +117,7 @@ export interface LocalSessionOptions {
 export interface RunHooks {
   /** Paper mode: wait until the wall clock allows this step. */
   readonly pace?: (step: ReplayStep) => Promise<void>;
-  /** After each step has been published and the pipeline is idle. */
+  /** After each step, once it has been published (or found quiet) and the pipeline is idle. */
   readonly afterStep?: (step: ReplayStep) => void;
   /** Stop early (shutdown). */
   readonly signal?: AbortSignal;
