@@ -17,7 +17,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { Observable, share } from 'rxjs';
-import { decGreater, decLess, fp9Decimal } from '../core/fp9.js';
+import { decGreater, decLess, fp9Decimal, taggedFp9 } from '../core/fp9.js';
 import { CANDLE_PERIOD_MS, CANDLE_PERIODS, type Candle, type CandlePeriod, type MarketSnapshot } from './types.js';
 
 export function isCandlePeriod(value: unknown): value is CandlePeriod {
@@ -40,7 +40,9 @@ export class CandleBuilder {
   #open: Decimal | undefined;
   #high: Decimal | undefined;
   #low: Decimal | undefined;
+  /** Undefined while the close is only known as fp9 (`#closeRaw`, from `quietPrice`). */
   #close: Decimal | undefined;
+  #closeRaw: bigint | undefined;
   #ticks = 0;
 
   constructor(asset: string, period: CandlePeriod) {
@@ -61,6 +63,7 @@ export class CandleBuilder {
         if (decGreater(price, this.#high!)) this.#high = price;
         else if (decLess(price, this.#low!)) this.#low = price;
         this.#close = price;
+        this.#closeRaw = undefined;
       }
       this.#ticks += 1;
       return undefined;
@@ -69,8 +72,29 @@ export class CandleBuilder {
     this.#openTime = Math.floor(time / this.#ms) * this.#ms;
     this.#closeTime = this.#openTime + this.#ms;
     this.#open = this.#high = this.#low = this.#close = price;
+    this.#closeRaw = undefined;
     this.#ticks = 1;
     return done;
+  }
+
+  /**
+   * `update` with a price inside the running candle (see `inside`) given as fp9, for a replay step
+   * that publishes no snapshot: its Decimal is made only when the candle keeps it as a new high or
+   * low (the close's, when the candle is emitted). The same candle as `update` with that price's
+   * Decimal would build.
+   */
+  quietPrice(time: number, raw: bigint): void {
+    const high = taggedFp9(this.#high!);
+    const low = taggedFp9(this.#low!);
+    if (high === undefined || low === undefined || !this.inside(time)) {
+      this.update(time, fp9Decimal(raw));
+      return;
+    }
+    if (raw > high) this.#close = this.#high = fp9Decimal(raw);
+    else if (raw < low) this.#close = this.#low = fp9Decimal(raw);
+    else this.#close = undefined;
+    this.#closeRaw = this.#close === undefined ? raw : undefined;
+    this.#ticks += 1;
   }
 
   /** Whether a price at `time` falls inside the candle being built (so `update` would end none). */
@@ -92,7 +116,7 @@ export class CandleBuilder {
       open: this.#open!,
       high: this.#high!,
       low: this.#low!,
-      close: this.#close!,
+      close: (this.#close ??= fp9Decimal(this.#closeRaw!)),
       ticks: this.#ticks,
     };
   }
@@ -254,8 +278,7 @@ export class CandleStreams {
     const builders = this.#running.get(asset);
     if (builders === undefined || builders.length === 0) return true;
     for (let i = 0; i < builders.length; i += 1) if (!builders[i]!.inside(time)) return false;
-    const price = fp9Decimal(priceFp9);
-    for (let i = 0; i < builders.length; i += 1) builders[i]!.update(time, price);
+    for (let i = 0; i < builders.length; i += 1) builders[i]!.quietPrice(time, priceFp9);
     return true;
   }
 }

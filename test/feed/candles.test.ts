@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { Subject } from 'rxjs';
 import type { Decimal } from 'decimal.js';
 import { dec } from '../../src/core/decimal.js';
+import { fp9Decimal } from '../../src/core/fp9.js';
 import { CandleBuilder, CandleStreams, MultiCandleBuilder, periodStart, toCandles } from '../../src/feed/candles.js';
 import { marketSnapshot, markStale } from '../../src/feed/snapshots.js';
 import { CANDLE_PERIOD_MS, CANDLE_PERIODS, type Candle, type CandlePeriod, type MarketSnapshot } from '../../src/feed/types.js';
@@ -38,6 +39,33 @@ describe('CandleBuilder', () => {
     // The tick that closed it opened the next one.
     const next = b.update(T0 + 2 * MIN, dec('103'));
     expect(next && plain(next)).toMatchObject({ openTime: T0 + MIN, open: '102', close: '102', ticks: 1 });
+  });
+
+  it('builds the same candles from fp9 prices given quietly as from their Decimals', () => {
+    // Random 5-minute walks of engine-like (tagged) prices; every price inside a candle but the first
+    // goes in by quietPrice on one builder and by update on the other.
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 90_000 }), fc.integer({ min: 1, max: 2_000_000 })), { minLength: 1, maxLength: 60 }), (steps) => {
+        const loud = new CandleBuilder('BTC', '5m');
+        const quiet = new CandleBuilder('BTC', '5m');
+        const a: unknown[] = [];
+        const b: unknown[] = [];
+        let t = T0;
+        for (const [dt, cents] of steps) {
+          t += dt;
+          const raw = BigInt(cents) * 10_000_000n;
+          const c1 = loud.update(t, fp9Decimal(raw));
+          if (c1) a.push(plain(c1));
+          if (quiet.inside(t)) quiet.quietPrice(t, raw);
+          else {
+            const c2 = quiet.update(t, fp9Decimal(raw));
+            if (c2) b.push(plain(c2));
+          }
+        }
+        expect(b).toEqual(a);
+        expect(quiet.peek() && plain(quiet.peek()!)).toEqual(loud.peek() && plain(loud.peek()!));
+      }),
+    );
   });
 
   it('produces no candle for a period without snapshots (a gap stays a gap)', () => {
