@@ -95,7 +95,25 @@ export class MarketBook {
   }
 
   update(market: Market, asset: string, takenAt: number, stale: boolean): void {
-    const entry: MarketEntry = { market, asset, takenAt, stale, price: toRaw(market.state.indexPrice), figures: undefined };
+    this.#put({ market, asset, takenAt, stale, price: toRaw(market.state.indexPrice), figures: undefined });
+  }
+
+  /**
+   * A new index price of `asset` at `takenAt`, the rest of its latest snapshot standing: what a replay's
+   * quiet step tells the guard (LocalSession), so that a risk read of the next published step meets
+   * the price it would have met had every step been published. Only for a market whose other figures
+   * move with nothing but engine events (no trading schedule); false, with nothing done, before the
+   * asset's first snapshot.
+   */
+  quietPrice(asset: string, price: bigint, takenAt: number): boolean {
+    const latest = this.#byAsset.get(asset);
+    if (latest === undefined) return false;
+    this.#put({ market: latest.market, asset, takenAt, stale: latest.stale, price, figures: undefined });
+    return true;
+  }
+
+  #put(entry: MarketEntry): void {
+    const { market, asset } = entry;
     const before = this.#byAsset.get(asset);
     if (before !== undefined) this.#previous.set(asset, before);
     this.#byAsset.set(asset, entry);
@@ -121,7 +139,7 @@ export class MarketBook {
   }
 
   #figures(entry: MarketEntry): MarketFigures {
-    return (entry.figures ??= marketFigures(entry.market, entry.asset, entry.takenAt, entry.stale, this.#spreadMultiplier));
+    return (entry.figures ??= marketFigures(entry.market, entry.asset, entry.takenAt, entry.stale, this.#spreadMultiplier, entry.price));
   }
 
   assetOf(marketId: string): string | undefined {

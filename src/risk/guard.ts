@@ -457,10 +457,11 @@ export class RiskGuard {
    * figures), would leave every account where its last evaluation did: true for a book with neither
    * positions nor orders (a market snapshot evaluates none), and for one whose last evaluation found
    * nothing and whose quiet band (`quiet.ts`) holds the price. A replay may then skip publishing that
-   * step (LocalSession's quiet steps); false only costs the step its snapshots.
+   * step (LocalSession's quiet steps) and give the guard the price alone (`quietPrice`); false, also
+   * before the market's first snapshot, only costs the step its snapshots.
    */
   quietAt(asset: string, priceFp9: bigint): boolean {
-    if (!this.#quietPath) return false;
+    if (!this.#quietPath || this.#markets.latest(asset) === undefined) return false;
     const now = this.#clock.now();
     for (const book of this.#books.values()) {
       if (book.positions.size === 0 && book.orders.length === 0) continue;
@@ -468,6 +469,15 @@ export class RiskGuard {
       if (mark === undefined || !quietAtPrice(mark, book, now, asset, priceFp9, this.#markets, this.#config, this.#numbers)) return false;
     }
     return true;
+  }
+
+  /**
+   * A quiet step's price: `asset` moved to `priceFp9` at the clock's time and nothing else changed
+   * (see `quietAt`, which must have said so). The market book takes it as a snapshot of that price
+   * would have set it; no account is evaluated.
+   */
+  quietPrice(asset: string, priceFp9: bigint): boolean {
+    return this.#markets.quietPrice(asset, priceFp9, this.#clock.now());
   }
 
   // ---- state -----------------------------------------------------------------------------------

@@ -114,6 +114,8 @@ export function marketFigures(
   takenAt: number,
   stale: boolean,
   spreadMultiplier: bigint,
+  /** The index price (fp9) when it is newer than the snapshot's (see `MarketBook.quietPrice`). */
+  price: bigint = toRaw(market.state.indexPrice),
 ): MarketFigures {
   const s = market.settings;
   const st = market.state;
@@ -128,7 +130,7 @@ export function marketFigures(
     market,
     takenAt,
     stale,
-    price: toRaw(st.indexPrice),
+    price,
     fee: f.fee,
     spread,
     maxPriceImpact: f.maxPriceImpact,

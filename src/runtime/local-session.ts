@@ -103,12 +103,13 @@ export interface LocalSessionOptions {
   /**
    * Quiet steps (default false; backtests turn them on): a price step is not published when nothing
    * would take it but the candle builders and the guard, and neither needs it as a snapshot. Its price
-   * still reaches the engine, the candle builders (directly) and the report; the guard is asked
-   * whether a snapshot at that price could move it (`RiskGuard.quietAt`). Any other step is published
-   * as ever: one that ends a strategy's candle (15-minute candles from 1-minute rows: one step in 60),
-   * one after an engine event (a fill, a trigger, funding), the first of a new day, one where the
-   * highest equity rose, and every step while a strategy or recorder subscribes to the market or risk
-   * streams itself, the exchange is wrapped, the replay is paced, or it replays more than one market.
+   * still reaches the engine, the candle builders (directly), the guard's market book (the price
+   * alone) and the report; the guard is first asked whether a snapshot at that price could move it
+   * (`RiskGuard.quietAt`). Any other step is published as ever: one that ends a strategy's candle
+   * (15-minute candles from 1-minute rows: one step in 60), one after an engine event (a fill, a
+   * trigger, funding), the first of a new day, one where the highest equity rose, and every step while
+   * a strategy or recorder subscribes to the market or risk streams itself, the exchange is wrapped,
+   * the replay is paced, or it replays more than one market or a market with a trading schedule.
    * The results are the same to the byte; only the time differs.
    */
   readonly quietSteps?: boolean;
@@ -291,11 +292,13 @@ export class LocalSession {
     const engine = new Engine({ startMs: start, seed, ...(options.presets ? { presets: options.presets } : {}) });
     engine.addUser(USER);
     const markets = new Map<string, ReplayMarket>();
+    let scheduled = false;
     for (const m of options.markets) {
       const spec: Parameters<Engine['addMarket']>[0] = { baseAsset: m.asset };
       if (m.category !== undefined) spec.category = m.category;
       if (m.preset !== undefined) spec.preset = m.preset;
       const market = engine.addMarket(spec);
+      scheduled ||= market.schedule !== null;
       markets.set(m.asset, { asset: m.asset, marketId: market.id, periodMs: periods.get(m.asset)! });
     }
     const accountSpec: Parameters<Engine['openAccount']>[0] = {
@@ -379,7 +382,9 @@ export class LocalSession {
         : mergeByTime(sources.map((src) => ({ key: src.key, rows: toAsync(src.rows) }))),
       candles,
       warmupEnd: options.warmupCandles && options.from !== undefined ? options.from : null,
-      quietSteps: options.quietSteps ?? false,
+      // A trading schedule moves a market's snapshot without an engine event (its pauses), which the
+      // guard's book must see as published: such markets publish every step.
+      quietSteps: (options.quietSteps ?? false) && !scheduled,
     });
   }
 
@@ -532,7 +537,11 @@ export class LocalSession {
     if (!this.#onlyBuildersAndGuard(asset)) return false;
     // A new highest equity moves the trailing floor: the guard reads it from the risk status.
     if (holding && this.engine.accountMaxEquity(this.accountId) !== this.#maxEquity) return false;
-    return this.guard.quietAt(asset, step.tick.priceFp9) && this.#candles.quietTick(asset, step.tick.time, step.tick.priceFp9);
+    if (!this.guard.quietAt(asset, step.tick.priceFp9) || !this.#candles.quietTick(asset, step.tick.time, step.tick.priceFp9)) return false;
+    // The guard's market book moves as the snapshot would have moved it: a risk read of the next
+    // published step (pushed before that step's market) meets this price, as when every step is published.
+    this.guard.quietPrice(asset, step.tick.priceFp9);
+    return true;
   }
 
   /**

@@ -12,9 +12,11 @@ import { backtestOptions, buildScenario } from '../../src/cli/backtest-run.js';
 import { buildReportJson } from '../../src/report/report-json.js';
 import { runBacktest, type BacktestOptions } from '../../src/runtime/backtest.js';
 import { defineStrategy } from '../../src/strategy/define.js';
+import { sharedFile } from '../data.js';
 import { REPO, tempDir, writeCandles, type SynthCandle } from './helpers.js';
 
 const dir = tempDir('pb-quiet-');
+const CRASH = sharedFile('binance-btcusdt-1m-2021-04-20_2021-05-20.csv', 'quiet steps through the May 2021 crash week');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The report of `options` run with quiet steps (as backtests run) and without: both, and their perf. */
@@ -116,6 +118,31 @@ describe('quiet steps', () => {
     expect(quietJson).toEqual(loudJson);
     expect(quietJson.trades.length).toBeGreaterThan(0);
     expect(quietPerf.quietSteps).toBeGreaterThan(quietPerf.snapshots - quietPerf.candles);
+  });
+
+  it('gives the guard each quiet price, so a risk read of the next published step meets the price it would have', async () => {
+    // challenge-aware on hourly candles: the guard's market book left at the last published step
+    // changed its reports here (a risk read, pushed before its step's market, meets the previous price).
+    const data = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
+    const scenario = buildScenario(undefined, { strategy: 'challenge-aware', data: [`BTC=${data}`], from: Date.UTC(2018, 0, 1), to: Date.UTC(2019, 0, 1), params: { period: '1h' } });
+    const { quietJson, loudJson, quietPerf } = await both(backtestOptions(scenario));
+    expect(quietJson).toEqual(loudJson);
+    expect(quietPerf.quietSteps).toBeGreaterThan(quietPerf.snapshots / 2);
+  });
+
+  it.skipIf(CRASH === undefined)('leaves the reports of the May 2021 crash week as they were, the guard meeting each risk read at the price it would have', async () => {
+    // Donchian on hourly candles passes its target inside a candle on 19 May: the engine promotes the
+    // account and closes the position, and the guard's kill switch, reading the new risk status before
+    // that step's market, trips on the open book's worst case at the previous step's price. With the
+    // guard's market book left at the last published step its threshold came out 135.46 higher.
+    for (const strategy of ['sma-cross', 'donchian-breakout', 'mean-reversion', 'challenge-aware']) {
+      for (const period of ['15m', '1h']) {
+        const scenario = buildScenario(undefined, { strategy, data: [`BTC=${CRASH}`], from: Date.UTC(2021, 4, 12), to: Date.UTC(2021, 4, 20), params: { period } });
+        const { quietJson, loudJson, quietPerf } = await both(backtestOptions(scenario));
+        expect(quietJson, `${strategy} ${period}`).toEqual(loudJson);
+        expect(quietPerf.quietSteps, `${strategy} ${period}`).toBeGreaterThan(quietPerf.snapshots / 2);
+      }
+    }
   });
 
   it('publishes every step to a strategy that subscribes to the market stream itself', async () => {
