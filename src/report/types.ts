@@ -110,7 +110,7 @@ export interface DenialRecord {
 export interface PerfInfo {
   /** Market snapshots replayed: the price steps. */
   readonly snapshots: number;
-  /** Of those, the steps inside a candle that nothing needed published (see `LocalSessionOptions.quietSteps`). */
+  /** Of those, the steps nothing needed published (see `LocalSessionOptions.quietSteps`). */
   readonly quietSteps?: number;
   /** Candles emitted to strategies. */
   readonly candles: number;

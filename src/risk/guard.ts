@@ -466,7 +466,7 @@ export class RiskGuard {
     for (const book of this.#books.values()) {
       if (book.positions.size === 0 && book.orders.length === 0) continue;
       const mark = book.quiet;
-      if (mark === undefined || !quietAtPrice(mark, book, now, asset, priceFp9, this.#markets, this.#config, this.#numbers)) return false;
+      if (mark === undefined || !quietAtPrice(mark, book, now, asset, priceFp9, this.#markets)) return false;
     }
     return true;
   }

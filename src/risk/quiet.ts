@@ -150,8 +150,6 @@ export function quietAtPrice(
   asset: string,
   price: bigint,
   markets: MarketBook,
-  config: RiskGuardConfig,
-  numbers: RuleNumbers,
 ): boolean {
   if (!markStands(mark, book, now)) return false;
   if (!mark.hasRisk) return true;

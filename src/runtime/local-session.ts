@@ -529,7 +529,7 @@ export class LocalSession {
 
   /**
    * Whether `step` can go unpublished (see `LocalSessionOptions.quietSteps`); when it can, its price
-   * has been handed to the candle builders. `holding`: the account has a position open, so a
+   * has been handed to the candle builders and the guard's market book. `holding`: the account has a position open, so a
    * published step would carry its risk status.
    */
   #quiet(step: ReplayStep, holding: boolean): boolean {
