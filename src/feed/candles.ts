@@ -16,7 +16,7 @@
  * object changed (on the fp9 integer the engine's Decimals carry), and only a finished candle allocates.
  */
 import type { Decimal } from 'decimal.js';
-import { Observable, share } from 'rxjs';
+import { Observable, share, type Subscriber, type Subscription } from 'rxjs';
 import { decGreater, decLess, fp9Decimal, taggedFp9 } from '../core/fp9.js';
 import { CANDLE_PERIOD_MS, CANDLE_PERIODS, type Candle, type CandlePeriod, type MarketSnapshot } from './types.js';
 
@@ -78,15 +78,16 @@ export class CandleBuilder {
   }
 
   /**
-   * `update` with a price inside the running candle (see `inside`) given as fp9, for a replay step
-   * that publishes no snapshot: its Decimal is made only when the candle keeps it as a new high or
-   * low (the close's, when the candle is emitted). The same candle as `update` with that price's
-   * Decimal would build.
+   * `update` with a price inside the running candle (see `inside`; a price outside it would end the
+   * candle, which only `update` may do, so it throws) given as fp9, for a replay step that publishes
+   * no snapshot: its Decimal is made only when the candle keeps it as a new high or low (the close's,
+   * when the candle is emitted). The same candle as `update` with that price's Decimal would build.
    */
   quietPrice(time: number, raw: bigint): void {
+    if (!this.inside(time)) throw new RangeError(`quietPrice: ${time} is outside the running candle [${this.#openTime}, ${this.#closeTime})`);
     const high = taggedFp9(this.#high!);
     const low = taggedFp9(this.#low!);
-    if (high === undefined || low === undefined || !this.inside(time)) {
+    if (high === undefined || low === undefined) {
       this.update(time, fp9Decimal(raw));
       return;
     }
@@ -206,17 +207,21 @@ export function toCandles(period: CandlePeriod) {
   return (source: Observable<MarketSnapshot>): Observable<Candle> =>
     new Observable<Candle>((subscriber) => {
       let builder: CandleBuilder | undefined;
-      return source.subscribe({
-        next(snapshot) {
-          if (snapshot.stale) return;
-          builder ??= new CandleBuilder(snapshot.asset, period);
-          const candle = builder.update(snapshot.takenAt, snapshot.price);
-          if (candle !== undefined) subscriber.next(candle);
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
+      return feedBuilder(source, subscriber, (snapshot) => (builder ??= new CandleBuilder(snapshot.asset, period)));
     });
+}
+
+/** Each fresh snapshot of `source` into its builder, each candle that completes to `subscriber`. */
+function feedBuilder(source: Observable<MarketSnapshot>, subscriber: Subscriber<Candle>, builderFor: (snapshot: MarketSnapshot) => CandleBuilder): Subscription {
+  return source.subscribe({
+    next(snapshot) {
+      if (snapshot.stale) return;
+      const candle = builderFor(snapshot).update(snapshot.takenAt, snapshot.price);
+      if (candle !== undefined) subscriber.next(candle);
+    },
+    error: (error: unknown) => subscriber.error(error),
+    complete: () => subscriber.complete(),
+  });
 }
 
 /**
@@ -240,19 +245,11 @@ export class CandleStreams {
     const key = `${asset}|${period}`;
     let stream = this.#streams.get(key);
     if (!stream) {
-      // toCandles, with the builder kept where quietTick finds it.
+      // toCandles, with the builder made on subscribing and kept where quietTick finds it.
       stream = new Observable<Candle>((subscriber) => {
         const builder = new CandleBuilder(asset, period);
         this.#running.set(asset, [...(this.#running.get(asset) ?? []), builder]);
-        const source = this.#market$(asset).subscribe({
-          next(snapshot) {
-            if (snapshot.stale) return;
-            const candle = builder.update(snapshot.takenAt, snapshot.price);
-            if (candle !== undefined) subscriber.next(candle);
-          },
-          error: (error: unknown) => subscriber.error(error),
-          complete: () => subscriber.complete(),
-        });
+        const source = feedBuilder(this.#market$(asset), subscriber, () => builder);
         return () => {
           source.unsubscribe();
           this.#running.set(asset, (this.#running.get(asset) ?? []).filter((b) => b !== builder));

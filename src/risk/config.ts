@@ -100,104 +100,81 @@ function buildSchemas() {
   });
 
   const D = DEFAULTS;
+  /**
+   * One rule's block: `enabled` and the rule's own settings, each with its default from DEFAULTS, and
+   * `{}` when the block is left out (every setting has a default, which the generic shape cannot show).
+   */
+  const rule = <S extends z.ZodRawShape>(defaults: { readonly enabled: boolean }, shape: S) =>
+    z.strictObject({ enabled: z.boolean().default(defaults.enabled), ...shape }).prefault({} as never);
+  /** A rule that holds for `windowMs` after an event. */
+  const windowed = (defaults: { readonly enabled: boolean; readonly windowMs: number }) => rule(defaults, { windowMs: durationMs.default(defaults.windowMs) });
   const riskGuardConfig = z.strictObject({
     /** Account not in a trading status, or locked by the managed-capital limit (then only reducing intents). */
-    accountStatus: z
-      .strictObject({
-        enabled: z.boolean().default(D.accountStatus.enabled),
-        /** Deny opens until an Account record (status, type, phase) has been observed. */
-        requireAccountRecord: z.boolean().default(D.accountStatus.requireAccountRecord),
-      })
-      .prefault({}),
+    accountStatus: rule(D.accountStatus, {
+      /** Deny opens until an Account record (status, type, phase) has been observed. */
+      requireAccountRecord: z.boolean().default(D.accountStatus.requireAccountRecord),
+    }),
     /** Paused, closed or close-only market, or a scheduled pause close ahead; stale market data. */
-    marketStatus: z
-      .strictObject({
-        enabled: z.boolean().default(D.marketStatus.enabled),
-        /** Deny opens this long before `schedule.nextPauseAt`. */
-        pauseLeadMs: durationMs.default(D.marketStatus.pauseLeadMs),
-        /** Deny opens while the market snapshot is marked stale by the feed. */
-        denyStale: z.boolean().default(D.marketStatus.denyStale),
-      })
-      .prefault({}),
+    marketStatus: rule(D.marketStatus, {
+      /** Deny opens this long before `schedule.nextPauseAt`. */
+      pauseLeadMs: durationMs.default(D.marketStatus.pauseLeadMs),
+      /** Deny opens while the market snapshot is marked stale by the feed. */
+      denyStale: z.boolean().default(D.marketStatus.denyStale),
+    }),
     /** Leverage within [minLeverage, min(1/minInitMarginRatio, maxLeverageByAccount[type], maxLeverage)]. */
-    leverage: z
-      .strictObject({
-        enabled: z.boolean().default(D.leverage.enabled),
-        minLeverage: positiveDecimal.default(D.leverage.minLeverage),
-        /** An own cap below the market's; null: the market's bounds only. */
-        maxLeverage: positiveDecimal.nullable().default(D.leverage.maxLeverage),
-      })
-      .prefault({}),
+    leverage: rule(D.leverage, {
+      minLeverage: positiveDecimal.default(D.leverage.minLeverage),
+      /** An own cap below the market's; null: the market's bounds only. */
+      maxLeverage: positiveDecimal.nullable().default(D.leverage.maxLeverage),
+    }),
     /** Notional `(amount − fee) × leverage` within the market's maxOpenNotionalLong/Short (0 = no cap). */
-    notionalCap: z.strictObject({ enabled: z.boolean().default(D.notionalCap.enabled) }).prefault({}),
+    notionalCap: rule(D.notionalCap, {}),
     /** Amount within free balance = balance − margins − reserves of active increase orders. */
-    freeBalance: z.strictObject({ enabled: z.boolean().default(D.freeBalance.enabled) }).prefault({}),
+    freeBalance: rule(D.freeBalance, {}),
     /** Worst case of the intent plus the open book must keep equity above every drawdown floor. */
-    drawdown: z
-      .strictObject({
-        enabled: z.boolean().default(D.drawdown.enabled),
-        /** Adverse move assumed for a position or intent without a stop (fraction of price). */
-        maxAdverseMove: ratio.default(D.drawdown.maxAdverseMove),
-        /** Extra distance kept above each floor, fraction of that floor's base (day-start equity, initial, max equity). */
-        buffer: ratio.default(D.drawdown.buffer),
-        /** Assumed fill beyond a stop trigger (fraction of the trigger). */
-        stopSlippage: ratio.default(D.drawdown.stopSlippage),
-        /** Spread multiplier assumed on every fill (the scalping multiplier inside the window is 2). */
-        spreadMultiplier: positiveDecimal.default(D.drawdown.spreadMultiplier),
-        /** An approved open counts until snapshots taken this long after the approval have arrived. */
-        pendingSettleMs: durationMs.default(D.drawdown.pendingSettleMs),
-        /** Count active entry orders as if they had filled. */
-        countPendingEntries: z.boolean().default(D.drawdown.countPendingEntries),
-        /** Phase used when the account's phase is unknown. */
-        defaultPhase: z.string().min(1).default(D.drawdown.defaultPhase),
-        /** Drawdown limits per phase (ENGINE-MODEL presets). */
-        phases: z.record(z.string(), drawdownLimits).default(D.drawdown.phases),
-      })
-      .prefault({}),
+    drawdown: rule(D.drawdown, {
+      /** Adverse move assumed for a position or intent without a stop (fraction of price). */
+      maxAdverseMove: ratio.default(D.drawdown.maxAdverseMove),
+      /** Extra distance kept above each floor, fraction of that floor's base (day-start equity, initial, max equity). */
+      buffer: ratio.default(D.drawdown.buffer),
+      /** Assumed fill beyond a stop trigger (fraction of the trigger). */
+      stopSlippage: ratio.default(D.drawdown.stopSlippage),
+      /** Spread multiplier assumed on every fill (the scalping multiplier inside the window is 2). */
+      spreadMultiplier: positiveDecimal.default(D.drawdown.spreadMultiplier),
+      /** An approved open counts until snapshots taken this long after the approval have arrived. */
+      pendingSettleMs: durationMs.default(D.drawdown.pendingSettleMs),
+      /** Count active entry orders as if they had filled. */
+      countPendingEntries: z.boolean().default(D.drawdown.countPendingEntries),
+      /** Phase used when the account's phase is unknown. */
+      defaultPhase: z.string().min(1).default(D.drawdown.defaultPhase),
+      /** Drawdown limits per phase (ENGINE-MODEL presets). */
+      phases: z.record(z.string(), drawdownLimits).default(D.drawdown.phases),
+    }),
     /** Once today's gain would make it the period's best day above the limit minus `buffer`: only reducing. */
-    consistency: z
-      .strictObject({
-        enabled: z.boolean().default(D.consistency.enabled),
-        /** Subtracted from `consistencyRuleLimit` (0.02: stop at 28% when the limit is 30%). */
-        buffer: ratio.default(D.consistency.buffer),
-      })
-      .prefault({}),
+    consistency: rule(D.consistency, {
+      /** Subtracted from `consistencyRuleLimit` (0.02: stop at 28% when the limit is 30%). */
+      buffer: ratio.default(D.consistency.buffer),
+    }),
     /** Hold a close that would realise profit within `windowMs` of the position's last increase. */
-    profitWindow: z
-      .strictObject({
-        enabled: z.boolean().default(D.profitWindow.enabled),
-        windowMs: durationMs.default(D.profitWindow.windowMs),
-      })
-      .prefault({}),
+    profitWindow: windowed(D.profitWindow),
     /** Deny opening inside the scalping window unless the strategy allows it. */
-    scalping: z
-      .strictObject({
-        enabled: z.boolean().default(D.scalping.enabled),
-        windowMs: durationMs.default(D.scalping.windowMs),
-      })
-      .prefault({}),
+    scalping: windowed(D.scalping),
     /** At most `max` approved opens per UTC day and account. */
-    tradesPerDay: z.strictObject({ enabled: z.boolean().default(D.tradesPerDay.enabled), max: count.default(D.tradesPerDay.max) }).prefault({}),
+    tradesPerDay: rule(D.tradesPerDay, { max: count.default(D.tradesPerDay.max) }),
     /** At most `max` open positions (plus pending entries) per account. */
-    openPositions: z.strictObject({ enabled: z.boolean().default(D.openPositions.enabled), max: count.default(D.openPositions.max) }).prefault({}),
+    openPositions: rule(D.openPositions, { max: count.default(D.openPositions.max) }),
     /** After `losses` losing trades in a row, no opens for `cooldownMs` after the last one. */
-    lossStreak: z
-      .strictObject({
-        enabled: z.boolean().default(D.lossStreak.enabled),
-        losses: z.number().int().positive('expected at least 1 loss').default(D.lossStreak.losses),
-        cooldownMs: durationMs.default(D.lossStreak.cooldownMs),
-      })
-      .prefault({}),
+    lossStreak: rule(D.lossStreak, {
+      losses: z.number().int().positive('expected at least 1 loss').default(D.lossStreak.losses),
+      cooldownMs: durationMs.default(D.lossStreak.cooldownMs),
+    }),
     /** Flatten and halt until the next UTC day. */
-    killSwitch: z
-      .strictObject({
-        enabled: z.boolean().default(D.killSwitch.enabled),
-        /** Trip when equity − floor ≤ share × (floor base − floor), for any drawdown floor. */
-        share: ratio.default(D.killSwitch.share),
-        /** Also trip when the open book's worst case no longer fits above a floor. */
-        onExposureBreach: z.boolean().default(D.killSwitch.onExposureBreach),
-      })
-      .prefault({}),
+    killSwitch: rule(D.killSwitch, {
+      /** Trip when equity − floor ≤ share × (floor base − floor), for any drawdown floor. */
+      share: ratio.default(D.killSwitch.share),
+      /** Also trip when the open book's worst case no longer fits above a floor. */
+      onExposureBreach: z.boolean().default(D.killSwitch.onExposureBreach),
+    }),
     /** Per strategy name. */
     strategies: z.record(z.string(), strategyRisk).default(D.strategies),
     /** Per account id. */

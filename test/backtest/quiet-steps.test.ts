@@ -145,6 +145,19 @@ describe('quiet steps', () => {
     }
   });
 
+  it('publishes every step of a market with a trading schedule, whose pauses move its snapshot without an event', async () => {
+    const candles = Array.from({ length: 30 }, (_, i) => ({ time: START + i * 60_000, open: String(100 + i), high: String(102 + i), low: String(99 + i), close: String(101 + i) }));
+    const file = writeCandles(dir, 'scheduled.csv', candles);
+    const run = (category: 'rwa' | 'crypto') =>
+      both({ markets: [{ asset: 'BTC', file, category }], strategies: [{ strategy: holder(5_000), params: {}, assets: ['BTC'], source: 'test' }], balance: new Dec(100_000), risk: { strategies: { holder: { allowScalping: true } } } });
+    const rwa = await run('rwa');
+    expect(rwa.quietJson).toEqual(rwa.loudJson);
+    expect(rwa.quietJson.trades).toHaveLength(1);
+    expect(rwa.quietPerf.quietSteps).toBe(0);
+    // The same rows on a market without one: its steps inside the candles are quiet.
+    expect((await run('crypto')).quietPerf.quietSteps).toBeGreaterThan(0);
+  });
+
   it('publishes every step to a strategy that subscribes to the market stream itself', async () => {
     let seen = 0;
     const watcher = defineStrategy({

@@ -66,6 +66,11 @@ describe('CandleBuilder', () => {
         expect(quiet.peek() && plain(quiet.peek()!)).toEqual(loud.peek() && plain(loud.peek()!));
       }),
     );
+    // Ending a candle is update's alone: a quiet price outside the running one is refused.
+    const b = new CandleBuilder('BTC', '5m');
+    expect(() => b.quietPrice(T0, 1n)).toThrow(/outside the running candle/);
+    b.update(T0, fp9Decimal(100n));
+    expect(() => b.quietPrice(T0 + 5 * MIN, 1n)).toThrow(/outside the running candle/);
   });
 
   it('produces no candle for a period without snapshots (a gap stays a gap)', () => {

@@ -14,7 +14,7 @@ import type { Direction, Order, Position } from '../../src/api/types.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { SeededIds } from '../../src/core/ids.js';
 import { RiskGuard } from '../../src/risk/index.js';
-import { ACCOUNT, D, T0, market, marketSnap, order, ordersSnap, position, positionsSnap, riskSnap, riskStatus } from './builders.js';
+import { ACCOUNT, D, T0, market, marketSnap, openIntent, order, ordersSnap, position, positionsSnap, riskSnap, riskStatus } from './builders.js';
 
 interface Book {
   readonly positions: ReadonlyArray<{ direction: Direction; sizeMilli: number; entry: number; leverage: number; stop: StopSpec }>;
@@ -278,5 +278,31 @@ describe('the guard on quiet prices', () => {
     expect(full.guard.evaluations).toBeGreaterThanOrEqual(600);
     expect(quiet.guard.evaluations).toBeLessThan(60);
     expect(quiet.guard.bandPasses).toBeGreaterThan(400);
+  });
+});
+
+describe('a replay step the guard is not shown (quietAt, quietPrice)', () => {
+  it('is never quiet before the market has been seen, and is with nothing open after', () => {
+    const guard = new RiskGuard({ clock: new VirtualClock(T0) });
+    expect(guard.quietAt('BTC', 50_000n * 10n ** 9n)).toBe(false);
+    guard.observeMarket(marketSnap(market()));
+    expect(guard.quietAt('BTC', 51_000n * 10n ** 9n)).toBe(true);
+    expect(guard.quietAt('ETH', 51_000n * 10n ** 9n)).toBe(false);
+  });
+
+  it('leaves the market figures a snapshot at that price and time would', () => {
+    const told = new RiskGuard({ clock: new VirtualClock(T0 + 20_000) });
+    const shown = new RiskGuard({ clock: new VirtualClock(T0 + 20_000) });
+    told.observeMarket(marketSnap(market()));
+    expect(told.quietPrice('BTC', 51_234_500_000_000n)).toBe(true);
+    shown.observeMarket(marketSnap(market()));
+    shown.observeMarket(marketSnap(market({ state: { indexPrice: D('51234.5') } }), T0 + 20_000));
+    const figures = (g: RiskGuard) => {
+      const { market: m } = g.context(openIntent());
+      return { ...m!, market: undefined };
+    };
+    expect(figures(told)).toEqual(figures(shown));
+    expect(figures(told).price).toBe(51_234_500_000_000n);
+    expect(figures(told).takenAt).toBe(T0 + 20_000);
   });
 });
