@@ -17,7 +17,7 @@ import { Executor } from '../execution/executor.js';
 import { readCandleFile } from '../feed/files/candle-file.js';
 import { describePeriod } from '../feed/files/to-candle.js';
 import { isSqliteFile, StoreSnapshotReader } from '../feed/files/store-snapshots.js';
-import { mergeByTime, mergeByTimeSync, type MergedRow } from '../feed/files/merge.js';
+import { mergeByTime, mergeByTimeSync, SourceOrder, type MergedRow } from '../feed/files/merge.js';
 import type { CandleRow, Diagnostic, FileLayout, ReadSummary } from '../feed/files/types.js';
 import { CandleStreams } from '../feed/candles.js';
 import { ManualFeed } from '../feed/manual-feed.js';
@@ -169,8 +169,8 @@ export class LocalSession {
   readonly #syncReads: boolean;
   /** An engine event touched the account since its snapshots were last published. */
   #dirty = true;
-  /** Merged rows of every market: synchronous when every source is (candle files are). */
-  readonly #rows: Iterable<MergedRow<CandleRow>> | AsyncIterable<MergedRow<CandleRow>>;
+  /** Every market's rows: one market's as they are, several merged; synchronous when every source is (candle files are). */
+  readonly #rows: ReplayRows;
   readonly #candles: PeriodCheckedCandles;
   readonly #quietSteps: boolean;
   /** The account's highest equity at the end of the last published step. */
@@ -192,7 +192,7 @@ export class LocalSession {
     readers: Map<string, CandleSource>;
     pump: SnapshotPump;
     syncReads: boolean;
-    rows: Iterable<MergedRow<CandleRow>> | AsyncIterable<MergedRow<CandleRow>>;
+    rows: ReplayRows;
     candles: PeriodCheckedCandles;
     warmupEnd: number | null;
     quietSteps: boolean;
@@ -270,11 +270,11 @@ export class LocalSession {
       const from = options.from === undefined ? undefined : () => options.from! - warmup * (reader.summary.periodMs ?? 0);
       const rows = reader.open ? await reader.open() : reader;
       let first: CandleRow | undefined;
-      let rest: Iterable<CandleRow> | AsyncIterable<CandleRow>;
+      let rest: Iterator<CandleRow> | AsyncIterable<CandleRow>;
       if (Symbol.iterator in rows) {
         const iterator = withinRangeSync(rows, from, options.to);
         first = iterator.next().value ?? undefined;
-        rest = { [Symbol.iterator]: () => iterator };
+        rest = iterator;
       } else {
         const iterator = withinRange(rows, from, options.to);
         first = (await iterator.next()).value ?? undefined;
@@ -377,9 +377,7 @@ export class LocalSession {
       readers,
       pump,
       syncReads: exchange === local,
-      rows: sources.every((src): src is { key: string; rows: Iterable<CandleRow> } => Symbol.iterator in src.rows)
-        ? mergeByTimeSync(sources)
-        : mergeByTime(sources.map((src) => ({ key: src.key, rows: toAsync(src.rows) }))),
+      rows: replayRows(sources),
       candles,
       warmupEnd: options.warmupCandles && options.from !== undefined ? options.from : null,
       // A trading schedule moves a market's snapshot without an engine event (its pauses), which the
@@ -494,23 +492,49 @@ export class LocalSession {
     const interleaver = new TickInterleaver(this.markets);
     let aborted = false;
     const rows = this.#rows;
-    if (Symbol.iterator in rows) {
+    if ('key' in rows || Symbol.iterator in rows) {
       let sinceYield = 0;
       let yieldedAt = performance.now();
-      for (const { key, source, row } of rows) {
-        let done = play(interleaver.add(key, source, row), 0);
-        if (done !== true && done !== false) done = await done;
-        if (!done) {
-          aborted = true;
-          break;
-        }
-        // A synchronous replay would hold the event loop for the whole run: a progress bar would not
-        // redraw and a signal handler (Ctrl-C, SIGTERM) would not run until the end (see yieldMs).
-        if (++sinceYield >= 1024) {
-          sinceYield = 0;
-          if (performance.now() - yieldedAt >= (hooks.yieldMs ?? 50)) {
-            await new Promise<void>((resolve) => setImmediate(resolve));
+      /**
+       * A synchronous replay would hold the event loop for the whole run: a progress bar would not
+       * redraw and a signal handler (Ctrl-C, SIGTERM) would not run until the end (see yieldMs).
+       */
+      const breathe = (): true | Promise<true> => {
+        if (++sinceYield < 1024) return true;
+        sinceYield = 0;
+        if (performance.now() - yieldedAt < (hooks.yieldMs ?? 50)) return true;
+        return new Promise<true>((resolve) =>
+          setImmediate(() => {
             yieldedAt = performance.now();
+            resolve(true);
+          }),
+        );
+      };
+      /** Plays one row's due steps: false once the run is aborted; a promise only when a step waits. */
+      const take = (key: string, source: number, row: CandleRow): boolean | Promise<boolean> => {
+        const done = play(interleaver.add(key, source, row), 0);
+        if (done === false) return false;
+        return done === true ? breathe() : done.then((d) => d && breathe());
+      };
+      if ('key' in rows) {
+        // One market: its rows straight from the reader, without the merge's object per row.
+        const order = new SourceOrder(rows.key);
+        for (const row of rows.rows) {
+          order.check(row.time);
+          let done = take(rows.key, 0, row);
+          if (done !== true && done !== false) done = await done;
+          if (!done) {
+            aborted = true;
+            break;
+          }
+        }
+      } else {
+        for (const { key, source, row } of rows) {
+          let done = take(key, source, row);
+          if (done !== true && done !== false) done = await done;
+          if (!done) {
+            aborted = true;
+            break;
           }
         }
       }
@@ -624,27 +648,71 @@ async function* withinRange(rows: AsyncIterable<CandleRow>, from: (() => number)
   }
 }
 
-function* withinRangeSync(rows: Iterable<CandleRow>, from: (() => number) | undefined, to: number | undefined): Generator<CandleRow> {
-  const where = rangeCheck(from, to);
-  for (const row of rows) {
-    const w = where(row);
-    if (w === 'after') return;
-    if (w === 'inside') yield row;
-  }
+/** The rows inside the range; without one, the rows' own iterator (no layer per row). */
+function withinRangeSync(rows: Iterable<CandleRow>, from: (() => number) | undefined, to: number | undefined): Iterator<CandleRow> {
+  if (from === undefined && to === undefined) return rows[Symbol.iterator]();
+  return (function* () {
+    const where = rangeCheck(from, to);
+    for (const row of rows) {
+      const w = where(row);
+      if (w === 'after') return;
+      if (w === 'inside') yield row;
+    }
+  })();
 }
 
 /** `first`, then the rest of the rows, synchronous if they are. */
-function prepend<T>(first: T, rest: Iterable<T> | AsyncIterable<T>): Iterable<T> | AsyncIterable<T> {
-  if (Symbol.iterator in rest) {
-    return (function* () {
-      yield first;
-      yield* rest;
-    })();
-  }
+function prepend<T>(first: T, rest: Iterator<T> | AsyncIterable<T>): Iterable<T> | AsyncIterable<T> {
+  if (!(Symbol.asyncIterator in rest)) return new Prepended(first, rest);
   return (async function* () {
     yield first;
     yield* rest;
   })();
+}
+
+/**
+ * `first`, then `rest`'s own results: a replay takes every row of a file through this, and a
+ * generator's `yield*` cost a frame per row.
+ */
+class Prepended<T> implements IterableIterator<T> {
+  #first: { value: T } | undefined;
+  readonly #rest: Iterator<T>;
+
+  constructor(first: T, rest: Iterator<T>) {
+    this.#first = { value: first };
+    this.#rest = rest;
+  }
+
+  next(): IteratorResult<T> {
+    const first = this.#first;
+    if (first === undefined) return this.#rest.next();
+    this.#first = undefined;
+    return { value: first.value, done: false };
+  }
+
+  /** Stopped early (an aborted run): the source closes its file. */
+  return(value?: unknown): IteratorResult<T> {
+    this.#first = undefined;
+    return this.#rest.return?.(value) ?? { value: undefined, done: true };
+  }
+
+  [Symbol.iterator](): IterableIterator<T> {
+    return this;
+  }
+}
+
+/** What a session replays: one market's rows as they are, several markets' merged by time. */
+type ReplayRows = SingleRows | Iterable<MergedRow<CandleRow>> | AsyncIterable<MergedRow<CandleRow>>;
+
+interface SingleRows {
+  readonly key: string;
+  readonly rows: Iterable<CandleRow>;
+}
+
+function replayRows(sources: ReadonlyArray<{ key: string; rows: Iterable<CandleRow> | AsyncIterable<CandleRow> }>): ReplayRows {
+  const sync = sources.filter((src): src is { key: string; rows: Iterable<CandleRow> } => Symbol.iterator in src.rows);
+  if (sync.length < sources.length) return mergeByTime(sources.map((src) => ({ key: src.key, rows: toAsync(src.rows) })));
+  return sync.length === 1 ? sync[0]! : mergeByTimeSync(sync);
 }
 
 async function* toAsync<T>(rows: Iterable<T> | AsyncIterable<T>): AsyncGenerator<T> {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { rawHuman } from '../../src/engine/fixed.js';
+import { candleFromFields, readAnyEpoch } from '../../src/feed/files/layouts.js';
 import type { CandleRow } from '../../src/feed/files/types.js';
 import { candleTicks, exactFp9, TickInterleaver, type ReplayMarket } from '../../src/runtime/replay.js';
 
@@ -23,6 +24,35 @@ describe('candle → ticks', () => {
       expect(exactFp9(text)).toBe(fp9);
     }
     for (const bad of ['', '.5', '5.', '1.0000000001', '1e3', '-1', '1.2.3', ' 1', '1,5']) expect(exactFp9(bad)).toBeUndefined();
+  });
+
+  it("takes the reader's fp9 readings of a row's prices, which make the same ticks as its texts", () => {
+    // Texts a reader keeps, rewrites (a leading zero), rounds (10 places) or reads past a double (16+ digits).
+    const text = fc.oneof(
+      fc.tuple(fc.stringMatching(/^[1-9][0-9]{0,8}$/), fc.option(fc.stringMatching(/^[0-9]{1,9}$/))).map(([i, f]) => (f === null ? i : `${i}.${f}`)),
+      fc.constantFrom('00.5', '0.5', '1.1234567891', '123456789.123456789', '9007199.254740993', '0.000000001'),
+    );
+    let exact = 0;
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 4, maxLength: 4 }), ([a, b, c, d]) => {
+        const [low, open, close, high] = [a!, b!, c!, d!].sort((x, y) => new Dec(x).cmp(new Dec(y)));
+        const parsed = candleFromFields('1618951320000', readAnyEpoch, open!, high!, low!, close!, '1');
+        if (!parsed.ok) return;
+        const read: CandleRow = { ...parsed, line: 2 };
+        const fromTexts: CandleRow = { time: parsed.time, open: parsed.open, high: parsed.high, low: parsed.low, close: parsed.close, volume: '1', line: 2 };
+        expect(candleTicks(read, 60_000)).toEqual(candleTicks(fromTexts, 60_000));
+        for (const [fp9, t] of [[read.openFp9, parsed.open], [read.highFp9, parsed.high], [read.lowFp9, parsed.low], [read.closeFp9, parsed.close]] as const) {
+          // a number where it is the exact value; NaN past 15 digits (a double may not hold it) or where the row was rounded
+          if (Number.isNaN(fp9)) expect(parsed.rounded === true || exactFp9(t)! >= 10n ** 15n).toBe(true);
+          else (exact += 1, expect(BigInt(fp9!)).toBe(exactFp9(t)));
+        }
+      }),
+      { numRuns: 400 },
+    );
+    expect(exact).toBeGreaterThan(400);
+    // The number is what the replay reads when a row has one (the reader's contract: it is the text's value).
+    const carried = candleTicks({ ...row(0, '10', '15', '8', '12'), openFp9: 11e9, highFp9: 15e9, lowFp9: 8e9, closeFp9: 12e9 }, 60_000);
+    expect(carried.map((t) => rawHuman(t.priceFp9))).toEqual(['11', '8', '15', '12']);
   });
 
   it('a rising candle goes open, low, high, close; a falling one open, high, low, close', () => {

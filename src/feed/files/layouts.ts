@@ -21,6 +21,11 @@ export interface ParsedCandle {
   readonly unit: TimeUnit;
   /** A price had more than 9 decimals and was rounded half-even to them. */
   readonly rounded?: boolean;
+  /** Each price's fp9 integer where the parse read it exactly, NaN where not (see `CandleRow.openFp9`). */
+  readonly openFp9: number;
+  readonly highFp9: number;
+  readonly lowFp9: number;
+  readonly closeFp9: number;
 }
 export interface RowFault {
   readonly ok: false;
@@ -126,7 +131,29 @@ export function candleFromFields(
   // more than 9 places and so no digits (NaN, and the texts decide).
   const bad = ohlcFaultOf(open, high, low, close, digits);
   if (bad) return bad;
-  return { ok: true, time, open, high, low, close, volume, unit, ...(rounded ? { rounded } : {}) };
+  return {
+    ok: true,
+    time,
+    open,
+    high,
+    low,
+    close,
+    volume,
+    unit,
+    ...(rounded ? { rounded } : {}),
+    openFp9: exactDigits(digits[0]!),
+    highFp9: exactDigits(digits[1]!),
+    lowFp9: exactDigits(digits[2]!),
+    closeFp9: exactDigits(digits[3]!),
+  };
+}
+
+/**
+ * A price's `fp9Digits` where it is its exact fp9 integer: above zero and finite (a text the general
+ * path rewrote, such as `0123.5`, has the same value; one with more than 9 places has no digits).
+ */
+function exactDigits(digits: number): number {
+  return digits > 0 && digits < Number.POSITIVE_INFINITY ? digits : Number.NaN;
 }
 
 /** A price column as a plain fp9 decimal string, or the fault of the row; `digits` is its `fp9Digits`. */
@@ -229,7 +256,22 @@ export function parseSnapshotLine(text: string): { ok: true; asset: string; take
 /** A parsed snapshot line as a 1-tick candle (open = high = low = close = the index price). */
 export function snapshotAsCandle(s: ReturnType<typeof parseSnapshotLine>): RowParse {
   if (!s.ok) return s;
-  return { ok: true, time: s.takenAt, open: s.indexPrice, high: s.indexPrice, low: s.indexPrice, close: s.indexPrice, volume: null, unit: 'ms', ...(s.rounded ? { rounded: true } : {}) };
+  const fp9 = exactDigits(fp9Digits(s.indexPrice));
+  return {
+    ok: true,
+    time: s.takenAt,
+    open: s.indexPrice,
+    high: s.indexPrice,
+    low: s.indexPrice,
+    close: s.indexPrice,
+    volume: null,
+    unit: 'ms',
+    ...(s.rounded ? { rounded: true } : {}),
+    openFp9: fp9,
+    highFp9: fp9,
+    lowFp9: fp9,
+    closeFp9: fp9,
+  };
 }
 
 /** The header line `SnapshotRecorder` writes; readers skip it. */

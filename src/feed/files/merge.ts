@@ -32,17 +32,34 @@ function before<R>(a: Head<R>, b: Head<R>): boolean {
   return a.time < b.time || (a.time === b.time && a.source < b.source);
 }
 
+/** The check that a source never goes back in time: if one does, that is a programming error in it. */
+export class SourceOrder {
+  readonly #key: string;
+  readonly #source: number;
+  #last = Number.NEGATIVE_INFINITY;
+
+  constructor(key: string, source = 0) {
+    this.#key = key;
+    this.#source = source;
+  }
+
+  check(time: number): void {
+    if (!(time >= this.#last)) throw new RangeError(`rows of source ${this.#source} (${this.#key}) went back in time: ${time} after ${this.#last}`);
+    this.#last = time;
+  }
+}
+
 /** The heap of one pending row per source, and the check that no source goes back in time. */
 class TimeMerge<R> {
   readonly #keys: readonly string[];
   readonly #timeOf: (row: R) => number;
   readonly #heap: Head<R>[] = [];
-  readonly #lastTime: number[];
+  readonly #order: SourceOrder[];
 
   constructor(keys: readonly string[], timeOf: (row: R) => number) {
     this.#keys = keys;
     this.#timeOf = timeOf;
-    this.#lastTime = keys.map(() => -Infinity);
+    this.#order = keys.map((key, source) => new SourceOrder(key, source));
   }
 
   get size(): number {
@@ -53,10 +70,7 @@ class TimeMerge<R> {
   offer(source: number, next: IteratorResult<R>): void {
     if (next.done) return;
     const time = this.#timeOf(next.value);
-    if (!(time >= this.#lastTime[source]!)) {
-      throw new RangeError(`mergeByTime: source ${source} (${this.#keys[source]}) went back in time: ${time} after ${this.#lastTime[source]}`);
-    }
-    this.#lastTime[source] = time;
+    this.#order[source]!.check(time);
     const heap = this.#heap;
     heap.push({ time, source, row: next.value });
     let i = heap.length - 1;

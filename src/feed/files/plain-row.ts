@@ -187,6 +187,11 @@ export function plainRowReader(cols: PlainColumns): (text: string) => ParsedCand
       close: text.slice(starts[cols.close]!, ends[cols.close]!),
       volume,
       unit,
+      // plainPrice's readings are exact (a finite fp9 integer above zero) or the row was refused.
+      openFp9: o,
+      highFp9: h,
+      lowFp9: l,
+      closeFp9: c,
     };
   };
 }

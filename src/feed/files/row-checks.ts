@@ -94,7 +94,19 @@ export class RowChecks {
       else this.#bad(line, text, 'out_of_order', `time ${iso(p.time)} is before ${iso(last.time)} (line ${last.line})`);
       return NONE;
     }
-    const row: CandleRow = { time: p.time, open: p.open, high: p.high, low: p.low, close: p.close, volume: p.volume, line };
+    const row: CandleRow = {
+      time: p.time,
+      open: p.open,
+      high: p.high,
+      low: p.low,
+      close: p.close,
+      volume: p.volume,
+      line,
+      openFp9: p.openFp9,
+      highFp9: p.highFp9,
+      lowFp9: p.lowFp9,
+      closeFp9: p.closeFp9,
+    };
     this.#last = row;
     if (this.#period === null) {
       this.#held.push(row);

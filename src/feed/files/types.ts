@@ -28,6 +28,19 @@ export interface CandleRow {
   readonly volume: string | null;
   /** 1-based line of the row in the file (for JSON files: the line its `[` is on). */
   readonly line: number;
+  /**
+   * The file readers' fp9 reading of `open` (its value × 10⁹, an integer exact in a double: a plain
+   * decimal of at most 15 digits), NaN where they could not read it so; the replay then takes this
+   * number instead of reading the text again. A row made elsewhere may leave the four out, and the
+   * replay reads its texts. Where given, it must be the text's value.
+   */
+  readonly openFp9?: number;
+  /** As `openFp9`, of `high`. */
+  readonly highFp9?: number;
+  /** As `openFp9`, of `low`. */
+  readonly lowFp9?: number;
+  /** As `openFp9`, of `close`. */
+  readonly closeFp9?: number;
 }
 
 /** One recorded market snapshot (see `snapshots.ts` for the file format). */
