@@ -13,6 +13,7 @@ import { ACCOUNT_TYPES, MARKET_CATEGORIES, type AccountType, type MarketCategory
 import { Dec } from '../core/decimal.js';
 import { configKeyLine, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
+import { once } from '../core/once.js';
 import { redisUrlProblem } from '../core/redis-url.js';
 import { DataFetchError, dataUrlProblem, fetchDataFile, isDataUrl, type FetchDataOptions } from '../feed/files/remote.js';
 import { FILE_LAYOUTS, type FileLayout } from '../feed/files/types.js';
@@ -73,90 +74,99 @@ export interface ScenarioResearch {
   readonly queue?: string;
 }
 
+// The schemas below are made when a file is first read: building their zod objects at load was ~5% of
+// the start-up of a backtest that reads none (`propbot backtest --strategy … --data …`).
+
 /** A date in a config file: `2021-05-19` (UTC midnight), an ISO date-time, unix ms, or a YAML date. */
-export const dateValue = z.union([z.string(), z.number(), z.date()]).transform((v, ctx) => {
-  const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
-  if (!Number.isFinite(ms)) {
-    ctx.addIssue({ code: 'custom', message: `expected a date like 2021-05-19 or an ISO date-time, got ${JSON.stringify(v)}` });
-    return z.NEVER;
-  }
-  return ms;
-});
+export const dateValue = once(() =>
+  z.union([z.string(), z.number(), z.date()]).transform((v, ctx) => {
+    const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
+    if (!Number.isFinite(ms)) {
+      ctx.addIssue({ code: 'custom', message: `expected a date like 2021-05-19 or an ISO date-time, got ${JSON.stringify(v)}` });
+      return z.NEVER;
+    }
+    return ms;
+  }),
+);
 
 /** A market and the file its prices come from: a scenario's `data` and a paper run's `paper.markets`. */
-export const MarketFileSchema = z.strictObject({
-  asset: z.string().regex(/^[A-Za-z0-9._-]{1,20}$/, 'expected a ticker like BTC'),
-  // A paper run replays its file as time passes; only a scenario's data may be fetched first.
-  file: z.string().min(1).refine((f) => !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(f), 'expected a local file: download the data and name its path (URLs are for backtest, sweep and walkforward scenarios)'),
-  category: z.enum(MARKET_CATEGORIES).optional(),
-  layout: z.enum(FILE_LAYOUTS).optional(),
-  /** Where to get the file when it is not there (a data set that may not be shipped): shown if it is missing. */
-  source: z.string().min(1).optional(),
-});
+export const marketFileSchema = once(() =>
+  z.strictObject({
+    asset: z.string().regex(/^[A-Za-z0-9._-]{1,20}$/, 'expected a ticker like BTC'),
+    // A paper run replays its file as time passes; only a scenario's data may be fetched first.
+    file: z.string().min(1).refine((f) => !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(f), 'expected a local file: download the data and name its path (URLs are for backtest, sweep and walkforward scenarios)'),
+    category: z.enum(MARKET_CATEGORIES).optional(),
+    layout: z.enum(FILE_LAYOUTS).optional(),
+    /** Where to get the file when it is not there (a data set that may not be shipped): shown if it is missing. */
+    source: z.string().min(1).optional(),
+  }),
+);
 
-const strategySchema = z.strictObject({
-  use: z.string().min(1),
-  params: z.record(z.string(), z.unknown()).default({}),
-  name: z.string().min(1).optional(),
-});
-
-export const ScenarioSchema = z.strictObject({
-  name: z.string().min(1).optional(),
-  strategy: strategySchema.optional(),
-  strategies: z.array(strategySchema).min(1).optional(),
-  data: z
-    .array(
-      MarketFileSchema.extend({
-        /** A path relative to the scenario file, or an http(s) URL fetched into the cache. */
-        file: z.string().min(1).superRefine((file, ctx) => {
-          const problem = dataUrlProblem(file);
-          if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+/** A scenario file (`propbot backtest <scenario>`, sweeps and walk-forwards). */
+export const scenarioSchema = once(() => {
+  const strategySchema = z.strictObject({
+    use: z.string().min(1),
+    params: z.record(z.string(), z.unknown()).default({}),
+    name: z.string().min(1).optional(),
+  });
+  return z.strictObject({
+    name: z.string().min(1).optional(),
+    strategy: strategySchema.optional(),
+    strategies: z.array(strategySchema).min(1).optional(),
+    data: z
+      .array(
+        marketFileSchema().extend({
+          /** A path relative to the scenario file, or an http(s) URL fetched into the cache. */
+          file: z.string().min(1).superRefine((file, ctx) => {
+            const problem = dataUrlProblem(file);
+            if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+          }),
         }),
-      }),
-    )
-    .min(1),
-  from: dateValue.optional(),
-  to: dateValue.optional(),
-  preset: z.enum(BACKTEST_PRESETS).default('default'),
-  balance: z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]).default(100000),
-  phase: z.string().min(1).optional(),
-  accountType: z.enum(ACCOUNT_TYPES).default('real'),
-  /**
-   * The risk guard's configuration (as `risk` of a run configuration). Kept as written (a sweep hands it
-   * to its worker threads, where the guard parses it), and checked here so that a bad value is named
-   * with its line in the file, before any run starts.
-   */
-  risk: z
-    .record(z.string(), z.unknown())
-    .superRefine((risk, ctx) => {
-      const checked = RiskGuardConfigSchema.safeParse(risk);
-      if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-    })
-    .optional(),
-  rules: z.enum(BACKTEST_RULES).default('on'),
-  out: z.string().min(1).optional(),
-  seed: z.string().min(1).default('propbot'),
-  log: z.enum(LOG_LEVELS).optional(),
-  /** How `propbot sweep` and `propbot walkforward` run this scenario's searches. */
-  research: z
-    .strictObject({
-      /** `redis://HOST:PORT[/DB]`: put the runs on this queue for `propbot worker`s (as `--queue`, which overrides it). */
-      queue: z
-        .string()
-        .superRefine((url, ctx) => {
-          const problem = redisUrlProblem(url);
-          if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
-        })
-        // for editors; the loader's check above says what is wrong
-        .meta({ pattern: '^(redis://\\S+|.*\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}.*)$' }),
-    })
-    .partial()
-    .optional(),
+      )
+      .min(1),
+    from: dateValue().optional(),
+    to: dateValue().optional(),
+    preset: z.enum(BACKTEST_PRESETS).default('default'),
+    balance: z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]).default(100000),
+    phase: z.string().min(1).optional(),
+    accountType: z.enum(ACCOUNT_TYPES).default('real'),
+    /**
+     * The risk guard's configuration (as `risk` of a run configuration). Kept as written (a sweep hands it
+     * to its worker threads, where the guard parses it), and checked here so that a bad value is named
+     * with its line in the file, before any run starts.
+     */
+    risk: z
+      .record(z.string(), z.unknown())
+      .superRefine((risk, ctx) => {
+        const checked = RiskGuardConfigSchema.safeParse(risk);
+        if (!checked.success) for (const issue of checked.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+      })
+      .optional(),
+    rules: z.enum(BACKTEST_RULES).default('on'),
+    out: z.string().min(1).optional(),
+    seed: z.string().min(1).default('propbot'),
+    log: z.enum(LOG_LEVELS).optional(),
+    /** How `propbot sweep` and `propbot walkforward` run this scenario's searches. */
+    research: z
+      .strictObject({
+        /** `redis://HOST:PORT[/DB]`: put the runs on this queue for `propbot worker`s (as `--queue`, which overrides it). */
+        queue: z
+          .string()
+          .superRefine((url, ctx) => {
+            const problem = redisUrlProblem(url);
+            if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+          })
+          // for editors; the loader's check above says what is wrong
+          .meta({ pattern: '^(redis://\\S+|.*\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}.*)$' }),
+      })
+      .partial()
+      .optional(),
+  });
 });
 
 /** Read a scenario file. */
 export function loadScenario(file: string): Scenario {
-  const raw = loadConfigFile(file, ScenarioSchema);
+  const raw = loadConfigFile(file, scenarioSchema());
   const baseDir = path.dirname(path.resolve(file));
   const strategies = raw.strategies ?? (raw.strategy ? [raw.strategy] : []);
   if (strategies.length === 0) throw new ConfigError('strategy', 'a scenario needs `strategy` or `strategies`', { file });
