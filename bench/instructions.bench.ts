@@ -12,19 +12,24 @@
  * 9-15% fewer without it, and used ~25% less CPU time in a normal process. Collection on the fixed
  * schedule swamped the difference.
  *
- * The SMA crossover (as backtest.bench.ts runs it) over the first N and the first 2N candles of the
+ * The SMA crossover (as backtest.bench.ts runs it) over the first N and the first M candles of the
  * same file, each in a fresh process under Valgrind's instruction counter (cachegrind, no cache
- * simulation), N = 10,000, with V8's helper threads off (`--single-threaded --predictable`:
+ * simulation), N = 10,000 and M = 40,000 (20,000 in the shipped hourly file, all it has), with V8's helper threads off (`--single-threaded --predictable`:
  * compiling and collecting happen on the main thread, in the same order every time), its hash and
  * random seeds fixed, and no code cache (one written under these flags by the first process, where
  * the build's cache is missing, would be taken by the second alone). The count includes writing the
  * report, whose equity series grows by one sample a minute of the run:
- *   backtest.sma-cross.instructions-per-candle   (I(2N) − I(N)) / N: the run's cost per candle, its
- *                                                 report's share included; start-up and most of the
- *                                                 JIT's warm-up cancel
+ *   backtest.sma-cross.instructions-per-candle   (I(M) − I(N)) / (M − N): the run's cost per candle,
+ *                                                 its report's share included; start-up and most of
+ *                                                 the JIT's warm-up cancel. With M = 2N, two builds
+ *                                                 whose per-candle code was the same counted 65,201
+ *                                                 and 75,481: a collection more or less in one of the
+ *                                                 four processes moves a difference over 10,000
+ *                                                 candles that much. Over 30,000, two runs of one
+ *                                                 build agree to 0.3% (71,351 and 71,335).
  *   backtest.instructions.first-n                 I(N): start-up, warm-up and N candles, whole process
  * Skipped, with a line saying so, where `valgrind` is not installed (Debian: `apt-get install valgrind`).
- * About 2 minutes: Valgrind runs the process some 80× slower.
+ * About 4 minutes: Valgrind runs the process some 80× slower.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +42,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const shared = path.resolve(root, '../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv');
 const shipped = path.join(root, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
 const N = 10_000;
+const M = 40_000;
 
 /** The file's header lines and its first `rows` data rows, as a file of their own. */
 function head(file: string, headerLines: number, rows: number, target: string): string {
@@ -68,10 +74,10 @@ export async function run(): Promise<void> {
   }
   const tmp = mkdtempSync(path.join(tmpdir(), 'pb-bench-'));
   try {
-    const [file, headerLines, period] = existsSync(shared) ? [shared, 1, '15m'] : [shipped, 2, '1h'];
+    const [file, headerLines, period, far] = existsSync(shared) ? [shared, 1, '15m', M] : [shipped, 2, '1h', 2 * N];
     const first = instructions(head(file, headerLines, N, path.join(tmp, 'n.csv')), period, tmp);
-    const twice = instructions(head(file, headerLines, 2 * N, path.join(tmp, '2n.csv')), period, tmp);
-    report('backtest.sma-cross.instructions-per-candle', (twice - first) / N, 'instructions');
+    const more = instructions(head(file, headerLines, far, path.join(tmp, 'm.csv')), period, tmp);
+    report('backtest.sma-cross.instructions-per-candle', (more - first) / (far - N), 'instructions');
     report('backtest.instructions.first-n', first, 'instructions');
   } finally {
     rmSync(tmp, { recursive: true, force: true });
