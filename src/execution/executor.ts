@@ -172,6 +172,8 @@ const KEYED: ReadonlySet<ExchangeOperation> = new Set(['createOrder', 'closeAllA
 export class Executor {
   readonly #exchange: Exchange;
   readonly #journal: ExecutionJournal;
+  /** The last key worked out: a step's look-up of stored arguments and its write ask for it in turn, and a hash each showed in a sweep's profile. */
+  #lastKey: { readonly intentId: string; readonly step: string; readonly key: string } | undefined;
   readonly #clock: Clock;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
@@ -687,13 +689,21 @@ export class Executor {
 
   /** The arguments stored for a step by an earlier run (restart), if any. */
   async #storedArgs(entry: Entry, step: string): Promise<unknown[] | undefined> {
-    const rec = entry.requests.get(step) ?? (await this.#journal.findRequest(idempotencyKey(entry.intent.id, step)));
+    const rec = entry.requests.get(step) ?? (await this.#journal.findRequest(this.#key(entry.intent.id, step)));
     if (rec) entry.requests.set(step, rec);
     return rec?.args;
   }
 
+  #key(intentId: string, step: string): string {
+    const last = this.#lastKey;
+    if (last !== undefined && last.intentId === intentId && last.step === step) return last.key;
+    const key = idempotencyKey(intentId, step);
+    this.#lastKey = { intentId, step, key };
+    return key;
+  }
+
   async #write<T>(entry: Entry, spec: WriteSpec<T>): Promise<T> {
-    const key = idempotencyKey(entry.intent.id, spec.step);
+    const key = this.#key(entry.intent.id, spec.step);
     let rec = entry.requests.get(spec.step) ?? (await this.#journal.findRequest(key));
     let needSettle = false;
     if (rec) {
