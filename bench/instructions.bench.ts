@@ -26,7 +26,10 @@
  *                                                 and 75,481: a collection more or less in one of the
  *                                                 four processes moves a difference over 10,000
  *                                                 candles that much. Over 30,000, two runs of one
- *                                                 build agree to 0.3% (71,351 and 71,335).
+ *                                                 build mostly agree to 0.3% (71,351 and 71,335),
+ *                                                 but the first-N process now and then counts ~100 M
+ *                                                 more (one run in four, 64,062 against 67,498):
+ *                                                 compare builds on two runs or more.
  *   backtest.instructions.first-n                 I(N): start-up, warm-up and N candles, whole process
  * Skipped, with a line saying so, where `valgrind` is not installed (Debian: `apt-get install valgrind`).
  * About 4 minutes: Valgrind runs the process some 80× slower.

@@ -37,19 +37,15 @@ export function exactFp9(text: string): bigint | undefined {
   return BigInt(text.slice(0, dot) + text.slice(dot + 1) + PAD[9 - (text.length - dot - 1)]!);
 }
 
-/** A price as the reader read it (see `CandleRow.openFp9`), else from its text. */
-function priceFp9(fp9: number | undefined, text: string): bigint | undefined {
-  return fp9 !== undefined && fp9 >= 0 ? BigInt(fp9) : exactFp9(text);
-}
-
 /** The ticks of one candle, in the order the replay sends them. */
 export function candleTicks(row: CandleRow, periodMs: number): Tick[] {
   const out: Tick[] = [];
   const t = row.time;
-  const open = priceFp9(row.openFp9, row.open);
-  const high = priceFp9(row.highFp9, row.high);
-  const low = priceFp9(row.lowFp9, row.low);
-  const close = priceFp9(row.closeFp9, row.close);
+  // The reader's integers where it gave them (see CandleRow.openFp9), else the texts'.
+  const open = row.openFp9 ?? exactFp9(row.open);
+  const high = row.highFp9 ?? exactFp9(row.high);
+  const low = row.lowFp9 ?? exactFp9(row.low);
+  const close = row.closeFp9 ?? exactFp9(row.close);
   if (open !== undefined && high !== undefined && low !== undefined && close !== undefined) {
     // Exact: comparing the integers is comparing the prices.
     const rising = close >= open;

@@ -36,10 +36,10 @@ describe('propbot CSV layout (timestamp_ms,open,high,low,close,volume)', () => {
       volume: '46285300',
       line: 2,
       // the replay's integers: value × 10⁹, read with the texts
-      openFp9: 29_560_000_000,
-      highFp9: 29_750_000_000,
-      lowFp9: 25_620_000_000,
-      closeFp9: 26_370_000_000,
+      openFp9: 29_560_000_000n,
+      highFp9: 29_750_000_000n,
+      lowFp9: 25_620_000_000n,
+      closeFp9: 26_370_000_000n,
     });
     // "13.80" stays as written: no float round trip
     expect(lastRow).toMatchObject({ time: 1009756800000, high: '14.23', low: '13.80', line: 249 });
@@ -100,10 +100,10 @@ describe('CryptoDataDownload layout', () => {
       close: '2509.17',
       volume: '114.6',
       line: 20_113,
-      openFp9: 2_505_560_000_000,
-      highFp9: 2_513_380_000_000,
-      lowFp9: 2_495_120_000_000,
-      closeFp9: 2_509_170_000_000,
+      openFp9: 2_505_560_000_000n,
+      highFp9: 2_513_380_000_000n,
+      lowFp9: 2_495_120_000_000n,
+      closeFp9: 2_509_170_000_000n,
     });
     expect(iso(rows[1]!.time)).toBe('2017-07-01T12:00:00.000Z'); // 12-PM is noon
     expect(rows.at(-1)).toMatchObject({ time: Date.UTC(2019, 9, 17, 9), close: '8035.88', line: 3 });
@@ -199,10 +199,10 @@ describe('recorded snapshot layout', () => {
       close: '56740.10',
       volume: null,
       line: 3,
-      openFp9: 56_740_100_000_000,
-      highFp9: 56_740_100_000_000,
-      lowFp9: 56_740_100_000_000,
-      closeFp9: 56_740_100_000_000,
+      openFp9: 56_740_100_000_000n,
+      highFp9: 56_740_100_000_000n,
+      lowFp9: 56_740_100_000_000n,
+      closeFp9: 56_740_100_000_000n,
     });
     expect(reader.summary.periodMs).toBe(5_000);
   });

@@ -123,10 +123,10 @@ describe('plainRowReader: the one-pass read of a plain row', () => {
       close: '56813.98',
       volume: '50.9752',
       unit: 'ms',
-      openFp9: 56_738_760_000_000,
-      highFp9: 56_840_300_000_000,
-      lowFp9: 56_733_230_000_000,
-      closeFp9: 56_813_980_000_000,
+      openFp9: 56_738_760_000_000n,
+      highFp9: 56_840_300_000_000n,
+      lowFp9: 56_733_230_000_000n,
+      closeFp9: 56_813_980_000_000n,
     });
   });
 

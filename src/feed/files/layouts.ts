@@ -21,11 +21,11 @@ export interface ParsedCandle {
   readonly unit: TimeUnit;
   /** A price had more than 9 decimals and was rounded half-even to them. */
   readonly rounded?: boolean;
-  /** Each price's fp9 integer where the parse read it exactly, NaN where not (see `CandleRow.openFp9`). */
-  readonly openFp9: number;
-  readonly highFp9: number;
-  readonly lowFp9: number;
-  readonly closeFp9: number;
+  /** Each price's fp9 integer where the parse read it in one pass, undefined where not (see `CandleRow.openFp9`). */
+  readonly openFp9: bigint | undefined;
+  readonly highFp9: bigint | undefined;
+  readonly lowFp9: bigint | undefined;
+  readonly closeFp9: bigint | undefined;
 }
 export interface RowFault {
   readonly ok: false;
@@ -149,11 +149,11 @@ export function candleFromFields(
 }
 
 /**
- * A price's `fp9Digits` where it is its exact fp9 integer: above zero and finite (a text the general
- * path rewrote, such as `0123.5`, has the same value; one with more than 9 places has no digits).
+ * A price's fp9 integer from its `fp9Digits`, where they are exact: above zero and finite (a text the
+ * general path rewrote, such as `0123.5`, has the same value; one with more than 9 places has none).
  */
-function exactDigits(digits: number): number {
-  return digits > 0 && digits < Number.POSITIVE_INFINITY ? digits : Number.NaN;
+function exactDigits(digits: number): bigint | undefined {
+  return digits > 0 && digits < Number.POSITIVE_INFINITY ? BigInt(digits) : undefined;
 }
 
 /** A price column as a plain fp9 decimal string, or the fault of the row; `digits` is its `fp9Digits`. */

@@ -188,10 +188,10 @@ export function plainRowReader(cols: PlainColumns): (text: string) => ParsedCand
       volume,
       unit,
       // plainPrice's readings are exact (a finite fp9 integer above zero) or the row was refused.
-      openFp9: o,
-      highFp9: h,
-      lowFp9: l,
-      closeFp9: c,
+      openFp9: BigInt(o),
+      highFp9: BigInt(h),
+      lowFp9: BigInt(l),
+      closeFp9: BigInt(c),
     };
   };
 }

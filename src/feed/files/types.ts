@@ -29,18 +29,18 @@ export interface CandleRow {
   /** 1-based line of the row in the file (for JSON files: the line its `[` is on). */
   readonly line: number;
   /**
-   * The file readers' fp9 reading of `open` (its value × 10⁹, an integer exact in a double: a plain
-   * decimal of at most 15 digits), NaN where they could not read it so; the replay then takes this
-   * number instead of reading the text again. A row made elsewhere may leave the four out, and the
-   * replay reads its texts. Where given, it must be the text's value.
+   * `open` as the engine's fp9 integer (its value × 10⁹), as the file readers read it with the text
+   * where that takes one pass (a plain decimal of at most 15 digits); undefined where it does not.
+   * The replay takes it instead of reading the text again; a row without it (made elsewhere, or a
+   * longer price) is read from its text. Where given, it must be the text's value.
    */
-  readonly openFp9?: number;
+  readonly openFp9?: bigint | undefined;
   /** As `openFp9`, of `high`. */
-  readonly highFp9?: number;
+  readonly highFp9?: bigint | undefined;
   /** As `openFp9`, of `low`. */
-  readonly lowFp9?: number;
+  readonly lowFp9?: bigint | undefined;
   /** As `openFp9`, of `close`. */
-  readonly closeFp9?: number;
+  readonly closeFp9?: bigint | undefined;
 }
 
 /** One recorded market snapshot (see `snapshots.ts` for the file format). */
