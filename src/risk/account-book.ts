@@ -62,14 +62,18 @@ interface BaseFigures {
   readonly consistency: ConsistencyFigures;
 }
 
-/** One market snapshot as the guard keeps it: its price and time at once, the rest of its figures when first read. */
+/**
+ * One market snapshot as the guard keeps it: its price and time at once, the rest of its figures when
+ * first read. Written over when a quiet price replaces the one before the latest (see
+ * `MarketBook.quietPrice`): what `latest` and `before` return is read at once, never kept.
+ */
 interface MarketEntry {
-  readonly market: Market;
-  readonly asset: string;
-  readonly takenAt: number;
-  readonly stale: boolean;
+  market: Market;
+  asset: string;
+  takenAt: number;
+  stale: boolean;
   /** Index price, fp9 (as `MarketFigures.price`). */
-  readonly price: bigint;
+  price: bigint;
   figures: MarketFigures | undefined;
 }
 
@@ -110,7 +114,19 @@ export class MarketBook {
     const { market, stale } = slot.latest;
     // The market is the latest snapshot's, and so is its id slot.
     slot.byId.asset = asset;
-    this.#move(slot, slot.byId, { market, asset, takenAt, stale, price, figures: undefined });
+    // The snapshot before the latest is left behind by this one: its object takes the new price (a
+    // replay makes one a step, and an object each was a twelfth of a run's allocation).
+    const entry = slot.previous;
+    if (entry === undefined) this.#move(slot, slot.byId, { market, asset, takenAt, stale, price, figures: undefined });
+    else {
+      entry.market = market;
+      entry.asset = asset;
+      entry.takenAt = takenAt;
+      entry.stale = stale;
+      entry.price = price;
+      entry.figures = undefined;
+      this.#move(slot, slot.byId, entry);
+    }
     return true;
   }
 
