@@ -85,7 +85,7 @@ describe('propbot run under injected faults', () => {
     expect(intents.filter((i) => !FINAL_STATUSES.includes(i.status))).toEqual([]);
     // Requests settled too: none left pending or unknown after a clean stop.
     expect(requests.filter((r) => r.outcome === 'pending' || r.outcome === 'unknown')).toEqual([]);
-    if (process.env['DAEMON_TEST_DEBUG']) console.log(countBy(intents, (i) => `${i.status}:${i.code ?? ''}`));
+    if (process.env['DAEMON_TEST_DEBUG']) console.log(countBy(intents, (i) => `${i.kind}:${i.status}:${i.code ?? ''}`));
     // Most intents got through despite the faults.
     expect(intents.filter((i) => i.status === 'done').length).toBeGreaterThan(approved.length / 3);
     // Entries, cancels and closes all went through the faults (protects race the strategy's own closes).
