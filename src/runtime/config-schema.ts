@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { RiskGuardConfigSchema } from '../risk/config.js';
 import { sandboxConfigSchema } from '../sandbox/config.js';
 import { RunConfigSchema } from './run-config.js';
-import { scenarioSchema } from './scenario.js';
+import { ScenarioSchema } from './scenario.js';
 
 export interface ConfigSchemaFile {
   /** File name under `schema/`. */
@@ -31,7 +31,7 @@ export function configSchemas(): ConfigSchemaFile[] {
     generate(sandboxConfigSchema, 'sandbox-config.json', 'propbot sandbox configuration', 'The YAML file of `propbot sandbox --config` (config/sandbox.yaml).'),
     // A scenario keeps its `risk` as written (checked against the guard's schema, see scenario.ts); an
     // editor is given the guard's schema itself, with its keys and defaults.
-    generate(scenarioSchema().extend({ risk: RiskGuardConfigSchema.optional() }), 'backtest-scenario.json', 'propbot backtest scenario', 'The YAML file of `propbot backtest <scenario>` (backtest/*.yaml).'),
+    generate(ScenarioSchema.unwrap().extend({ risk: RiskGuardConfigSchema.optional() }), 'backtest-scenario.json', 'propbot backtest scenario', 'The YAML file of `propbot backtest <scenario>` (backtest/*.yaml).'),
   ];
 }
 

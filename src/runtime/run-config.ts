@@ -11,7 +11,7 @@ import { loadConfigFile, parseConfigText } from '../core/config-file.js';
 import { FEED_RESOURCES } from '../feed/polling-feed.js';
 import { RiskGuardConfigSchema } from '../risk/config.js';
 import { envName, NotifyConfigSchema } from './notify/config.js';
-import { BACKTEST_PRESETS, dateValue, marketFileSchema, resolveDataFile, resolveStrategySpec } from './scenario.js';
+import { BACKTEST_PRESETS, dateValue, MarketFileSchema, resolveDataFile, resolveStrategySpec } from './scenario.js';
 
 export const RUN_MODES = ['paper', 'sandbox', 'live'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
@@ -29,11 +29,11 @@ export const RunConfigSchema = z.strictObject({
   /** Paper mode: the local engine, fed by a replay of candle files. */
   paper: z
     .strictObject({
-      markets: z.array(marketFileSchema()).min(1),
+      markets: z.array(MarketFileSchema).min(1),
       /** Virtual time per wall second: 3600 replays an hour of candles each second; 0 = as fast as it goes. */
       speed: z.number().nonnegative().default(3600),
-      from: dateValue().optional(),
-      to: dateValue().optional(),
+      from: dateValue.optional(),
+      to: dateValue.optional(),
       balance: decimalText.default('100000'),
       phase: z.string().min(1).optional(),
       accountType: z.enum(ACCOUNT_TYPES).default('real'),

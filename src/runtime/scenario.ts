@@ -13,7 +13,6 @@ import { ACCOUNT_TYPES, MARKET_CATEGORIES, type AccountType, type MarketCategory
 import { Dec } from '../core/decimal.js';
 import { configKeyLine, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
-import { once } from '../core/once.js';
 import { redisUrlProblem } from '../core/redis-url.js';
 import { DataFetchError, dataUrlProblem, fetchDataFile, isDataUrl, type FetchDataOptions } from '../feed/files/remote.js';
 import { FILE_LAYOUTS, type FileLayout } from '../feed/files/types.js';
@@ -74,24 +73,22 @@ export interface ScenarioResearch {
   readonly queue?: string;
 }
 
-// The schemas below are made when a file is first read: building their zod objects at load was ~5% of
-// the start-up of a backtest that reads none (`propbot backtest --strategy … --data …`).
-
-/** A date in a config file: `2021-05-19` (UTC midnight), an ISO date-time, unix ms, or a YAML date. */
-export const dateValue = once(() =>
-  z.union([z.string(), z.number(), z.date()]).transform((v, ctx) => {
+/**
+ * The scenario's schemas, made on first use (`schemas`): building their zod objects when the module
+ * loaded was ~5% of the start-up of a backtest that reads no scenario file (`propbot backtest
+ * --strategy … --data …`). As the risk guard's (risk/config.ts).
+ */
+function buildSchemas() {
+  const dateValue = z.union([z.string(), z.number(), z.date()]).transform((v, ctx) => {
     const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
     if (!Number.isFinite(ms)) {
       ctx.addIssue({ code: 'custom', message: `expected a date like 2021-05-19 or an ISO date-time, got ${JSON.stringify(v)}` });
       return z.NEVER;
     }
     return ms;
-  }),
-);
+  });
 
-/** A market and the file its prices come from: a scenario's `data` and a paper run's `paper.markets`. */
-export const marketFileSchema = once(() =>
-  z.strictObject({
+  const marketFile = z.strictObject({
     asset: z.string().regex(/^[A-Za-z0-9._-]{1,20}$/, 'expected a ticker like BTC'),
     // A paper run replays its file as time passes; only a scenario's data may be fetched first.
     file: z.string().min(1).refine((f) => !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(f), 'expected a local file: download the data and name its path (URLs are for backtest, sweep and walkforward scenarios)'),
@@ -99,23 +96,21 @@ export const marketFileSchema = once(() =>
     layout: z.enum(FILE_LAYOUTS).optional(),
     /** Where to get the file when it is not there (a data set that may not be shipped): shown if it is missing. */
     source: z.string().min(1).optional(),
-  }),
-);
+  });
 
-/** A scenario file (`propbot backtest <scenario>`, sweeps and walk-forwards). */
-export const scenarioSchema = once(() => {
   const strategySchema = z.strictObject({
     use: z.string().min(1),
     params: z.record(z.string(), z.unknown()).default({}),
     name: z.string().min(1).optional(),
   });
-  return z.strictObject({
+
+  const scenario = z.strictObject({
     name: z.string().min(1).optional(),
     strategy: strategySchema.optional(),
     strategies: z.array(strategySchema).min(1).optional(),
     data: z
       .array(
-        marketFileSchema().extend({
+        marketFile.extend({
           /** A path relative to the scenario file, or an http(s) URL fetched into the cache. */
           file: z.string().min(1).superRefine((file, ctx) => {
             const problem = dataUrlProblem(file);
@@ -124,8 +119,8 @@ export const scenarioSchema = once(() => {
         }),
       )
       .min(1),
-    from: dateValue().optional(),
-    to: dateValue().optional(),
+    from: dateValue.optional(),
+    to: dateValue.optional(),
     preset: z.enum(BACKTEST_PRESETS).default('default'),
     balance: z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]).default(100000),
     phase: z.string().min(1).optional(),
@@ -162,11 +157,25 @@ export const scenarioSchema = once(() => {
       .partial()
       .optional(),
   });
-});
+
+  return { dateValue, marketFile, scenario };
+}
+
+let built: ReturnType<typeof buildSchemas> | undefined;
+const schemas = (): ReturnType<typeof buildSchemas> => (built ??= buildSchemas());
+
+// Exported as `z.lazy`, as risk/config.ts does: embedding them (a run configuration's `paper`) and
+// parsing with them work as before, and `.unwrap()` gives the schema itself (its `extend`).
+
+/** A date in a config file: `2021-05-19` (UTC midnight), an ISO date-time, unix ms, or a YAML date. */
+export const dateValue = z.lazy(() => schemas().dateValue);
+/** A market and the file its prices come from: a scenario's `data` and a paper run's `paper.markets`. */
+export const MarketFileSchema = z.lazy(() => schemas().marketFile);
+export const ScenarioSchema = z.lazy(() => schemas().scenario);
 
 /** Read a scenario file. */
 export function loadScenario(file: string): Scenario {
-  const raw = loadConfigFile(file, scenarioSchema());
+  const raw = loadConfigFile(file, ScenarioSchema);
   const baseDir = path.dirname(path.resolve(file));
   const strategies = raw.strategies ?? (raw.strategy ? [raw.strategy] : []);
   if (strategies.length === 0) throw new ConfigError('strategy', 'a scenario needs `strategy` or `strategies`', { file });
