@@ -116,17 +116,14 @@ export class MarketBook {
     slot.byId.asset = asset;
     // The snapshot before the latest is left behind by this one: its object takes the new price (a
     // replay makes one a step, and an object each was a twelfth of a run's allocation).
-    const entry = slot.previous;
-    if (entry === undefined) this.#move(slot, slot.byId, { market, asset, takenAt, stale, price, figures: undefined });
-    else {
-      entry.market = market;
-      entry.asset = asset;
-      entry.takenAt = takenAt;
-      entry.stale = stale;
-      entry.price = price;
-      entry.figures = undefined;
-      this.#move(slot, slot.byId, entry);
-    }
+    const entry = slot.previous ?? { market, asset, takenAt, stale, price, figures: undefined };
+    entry.market = market;
+    entry.asset = asset;
+    entry.takenAt = takenAt;
+    entry.stale = stale;
+    entry.price = price;
+    entry.figures = undefined;
+    this.#move(slot, slot.byId, entry);
     return true;
   }
 
@@ -136,12 +133,11 @@ export class MarketBook {
     if (byId === undefined) this.#byId.set(market.id, (byId = { asset, version: 0 }));
     else byId.asset = asset;
     const slot = this.#byAsset.get(asset);
-    if (slot === undefined) this.#byAsset.set(asset, { latest: entry, previous: undefined, version: ++this.version, byId });
+    if (slot === undefined) this.#byAsset.set(asset, { latest: entry, previous: undefined, version: (byId.version = ++this.version), byId });
     else {
       slot.byId = byId;
       this.#move(slot, byId, entry);
     }
-    byId.version = this.version;
   }
 
   #move(slot: AssetSlot, byId: IdSlot, entry: MarketEntry): void {
