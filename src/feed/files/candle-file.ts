@@ -6,7 +6,7 @@ import { DataFileError } from './errors.js';
 import { readFreqtradeJson } from './freqtrade-json.js';
 import { detectLayout, parseSnapshotLine, snapshotAsCandle, UNIT_NAMES, type LineLayout } from './layouts.js';
 import { countLines, readLinesBackward, readLinesForward } from './lines.js';
-import { checkedAsync, checkedLines, checkedSync, RowChecks, type MutableSummary, type RawRow } from './row-checks.js';
+import { checkedAsync, checkedForward, checkedLines, checkedSync, emptySummary, RowChecks, type MutableSummary, type RawRow } from './row-checks.js';
 import type { CandleFileOptions, CandleRow, FileLayout, ReadSummary, TimeUnit } from './types.js';
 
 /**
@@ -53,24 +53,7 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
   }
 
   #emptySummary(layout: FileLayout): MutableSummary {
-    return {
-      file: this.file,
-      layout,
-      order: 'ascending',
-      periodMs: this.#options.periodMs ?? null,
-      rows: 0,
-      firstTime: null,
-      lastTime: null,
-      badRows: 0,
-      gaps: 0,
-      missingPeriods: 0,
-      sessionBreaks: 0,
-      timeUnit: null,
-      roundedRows: 0,
-      firstRoundedLine: null,
-      badRowSamples: [],
-      gapSamples: [],
-    };
+    return emptySummary(this.file, layout, this.#options.periodMs ?? null);
   }
 
   async *#read(): AsyncGenerator<CandleRow> {
@@ -109,7 +92,7 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
       const lastLine = countLines(this.file);
       return checkedLines(readLinesBackward(this.file, layout.dataStart, lastLine), layout.parse, checks);
     }
-    return checkedLines(readLinesForward(this.file, layout.dataStart, layout.dataLine), layout.parse, checks);
+    return checkedForward(this.file, layout.dataStart, layout.dataLine, layout, checks);
   }
 
   /** Snapshot files may hold several assets: keep `options.asset`, or refuse a second asset. */

@@ -47,7 +47,16 @@ export interface LineLayout {
   /** Whether rows may come newest first (then the reader checks and reads from the end). */
   readonly mayBeDescending: boolean;
   readonly parse: (text: string) => RowParse;
+  /**
+   * The one-pass read of a plain row from `from` to `to` of `text` (see plain-row.ts), where the layout
+   * has one: undefined when the row is not plain, and `parse` then reads (and words) it. The same
+   * candle `parse` gives for that line.
+   */
+  readonly plain?: (text: string, from: number, to: number) => ParsedCandle | undefined;
 }
+
+/** A CSV layout's readers: each line the general way, and a plain row in place. */
+type CsvReaders = Pick<LineLayout, 'parse' | 'plain'>;
 
 export type DetectedLayout = LineLayout | { readonly layout: 'freqtrade-json' };
 
@@ -194,7 +203,7 @@ const readMs = (text: string): ReadTime | undefined => readEpoch(text, 'ms');
 /** Epoch s, ms or µs by magnitude (header-less and JSON files); the reader then holds the file to one unit. */
 export const readAnyEpoch = (text: string): ReadTime | undefined => readEpoch(text);
 
-function mappedParser(header: string[]): ((text: string) => RowParse) | undefined {
+function mappedParser(header: string[]): CsvReaders | undefined {
   const idx = (name: string) => header.indexOf(name);
   const timeIdx = TIME_COLUMNS.map(idx).find((i) => i >= 0);
   const o = idx('open');
@@ -208,7 +217,7 @@ function mappedParser(header: string[]): ((text: string) => RowParse) | undefine
 }
 
 /** A header-less layout: time, open, high, low, close and (with 6 columns or more) volume first. */
-function fixedParser(width: number): (text: string) => RowParse {
+function fixedParser(width: number): CsvReaders {
   return csvParser({ width, time: 0, open: 1, high: 2, low: 3, close: 4, volume: width > 5 ? 5 : -1, timeUnit: 'any' });
 }
 
@@ -216,9 +225,9 @@ function fixedParser(width: number): (text: string) => RowParse {
 const TIME_READERS: Record<PlainColumns['timeUnit'], (text: string) => ReadTime | undefined> = { ms: readMs, any: readAnyEpoch, 'any-or-date': readTime };
 
 /** A CSV layout's rows: a plain row in one pass, any other the general way (which also words its faults). */
-function csvParser(cols: PlainColumns): (text: string) => RowParse {
+function csvParser(cols: PlainColumns): CsvReaders {
   const plain = plainRowReader(cols);
-  return (text) => plain(text) ?? generalRow(text, cols);
+  return { parse: (text) => plain(text) ?? generalRow(text, cols), plain };
 }
 
 /** A row split into its columns and each read on its own: what the one-pass read must give, and where it leaves a row. */
@@ -339,26 +348,26 @@ export async function detectLayout(file: string, forced?: FileLayout): Promise<D
   const headerNo = banner ? 2 : 1;
   const isCdd = banner || (header.includes('date') && header.includes('symbol'));
   if (forced === 'cryptodatadownload' || (forced === undefined && isCdd)) {
-    const parse = mappedParser(header);
-    if (!parse) {
+    const readers = mappedParser(header);
+    if (!readers) {
       throw new DataFileError(file, headerNo, 'a CryptoDataDownload header like `date,symbol,open,high,low,close,volume_btc,volume`', show(headerLine.text));
     }
-    return { layout: 'cryptodatadownload', dataStart: headerLine.next, dataLine: headerNo + 1, mayBeDescending: true, parse };
+    return { layout: 'cryptodatadownload', dataStart: headerLine.next, dataLine: headerNo + 1, mayBeDescending: true, ...readers };
   }
   const numeric = header.length > 0 && header.every((f) => /^[0-9.eE+-]+$/.test(f));
   if (numeric) {
     if ((forced ?? (header.length === 12 ? 'binance-kline' : undefined)) === 'binance-kline' && header.length === 12) {
-      return { layout: 'binance-kline', dataStart: first.start, dataLine: 1, mayBeDescending: true, parse: fixedParser(12) };
+      return { layout: 'binance-kline', dataStart: first.start, dataLine: 1, mayBeDescending: true, ...fixedParser(12) };
     }
     if ((forced === undefined || forced === 'propbot-csv') && (header.length === 6 || header.length === 5)) {
-      return { layout: 'propbot-csv', dataStart: first.start, dataLine: 1, mayBeDescending: true, parse: fixedParser(header.length) };
+      return { layout: 'propbot-csv', dataStart: first.start, dataLine: 1, mayBeDescending: true, ...fixedParser(header.length) };
     }
     throw new DataFileError(file, 1, `${EXPECTED_LAYOUTS}; a header-less row must have 6 (timestamp_ms,open,high,low,close,volume) or 12 (Binance kline) columns`, `${header.length} columns: ${show(first.text)}`);
   }
-  const parse = mappedParser(header);
-  if (parse) {
+  const readers = mappedParser(header);
+  if (readers) {
     const layout: FileLayout = forced ?? (header[0] === 'open_time' ? 'binance-kline' : 'propbot-csv');
-    return { layout: layout as LineLayout['layout'], dataStart: first.next, dataLine: 2, mayBeDescending: true, parse };
+    return { layout: layout as LineLayout['layout'], dataStart: first.next, dataLine: 2, mayBeDescending: true, ...readers };
   }
   throw new DataFileError(file, 1, EXPECTED_LAYOUTS, show(first.text));
 }

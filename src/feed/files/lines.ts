@@ -34,6 +34,22 @@ function tooLong(file: string, line: number): DataFileError {
 /** Lines from byte `start` (which must be a line start, numbered `firstLine`) to the end of the file. */
 export function* readLinesForward(file: string, start = 0, firstLine = 1): Generator<TextLine> {
   let line = firstLine;
+  for (const block of forwardBlocks(file, start, () => line)) {
+    for (let a = 0; a < block.length; line += 1) {
+      const end = lineEnd(block, a);
+      yield { text: block.slice(a, withoutCr(block, a, end)), line };
+      a = end + 1;
+    }
+  }
+}
+
+/**
+ * The text from byte `start` (a line start) to the end of the file as blocks of whole lines, one per
+ * read: each block ends with its last LF (the file's last line may have none), and the lines are the
+ * caller's to find (`lineEnd`), so a reader that parses a line in place makes no string of it.
+ * `lineNow` gives the number of the line after the block last yielded (it names a line that is too long).
+ */
+export function* forwardBlocks(file: string, start: number, lineNow: () => number): Generator<string> {
   let rest: Buffer = Buffer.alloc(0);
   const fd = openSync(file, 'r');
   try {
@@ -43,23 +59,28 @@ export function* readLinesForward(file: string, start = 0, firstLine = 1): Gener
       if (got === 0) break;
       pos += got;
       const buf = rest.length > 0 ? Buffer.concat([rest, chunk.subarray(0, got)]) : chunk.subarray(0, got);
-      // The whole lines of the chunk decode at once (an LF is never inside a UTF-8 sequence), then split.
+      // The whole lines of the chunk decode at once (an LF is never inside a UTF-8 sequence).
       const end = buf.lastIndexOf(LF);
-      if (end !== -1) {
-        const texts = buf.toString('utf8', 0, end).split('\n');
-        for (const text of texts) {
-          yield { text: text.length > 0 && text.charCodeAt(text.length - 1) === CR ? text.slice(0, -1) : text, line };
-          line += 1;
-        }
-      }
+      if (end !== -1) yield buf.toString('utf8', 0, end + 1);
       // copied: the chunk buffer is reused by the next read
       rest = Buffer.from(buf.subarray(end + 1));
-      if (rest.length > MAX_LINE_BYTES) throw tooLong(file, line);
+      if (rest.length > MAX_LINE_BYTES) throw tooLong(file, lineNow());
     }
-    if (rest.length > 0) yield { text: decodeLine(rest), line };
+    if (rest.length > 0) yield rest.toString('utf8');
   } finally {
     closeSync(fd);
   }
+}
+
+/** Where the line starting at `from` of a block ends: its LF, or the end of the block. */
+export function lineEnd(block: string, from: number): number {
+  const nl = block.indexOf('\n', from);
+  return nl === -1 ? block.length : nl;
+}
+
+/** The end of the line from `from` to `end` without its CR, if it has one (CRLF files read the same). */
+export function withoutCr(block: string, from: number, end: number): number {
+  return end > from && block.charCodeAt(end - 1) === CR ? end - 1 : end;
 }
 
 /** Number of lines in a file (a last line without LF counts). */

@@ -38,21 +38,23 @@ const T = 0x54;
 const Z = 0x5a;
 
 /**
- * A parse of `text` into columns the caller reuses: start and end of each. Returns false unless the
- * row has exactly `width` columns (the general path counts them the same way: one more than its commas).
+ * A parse of the row from `a` to `b` of `text` into columns the caller reuses: start and end of each.
+ * Returns false unless the row has exactly `width` columns (the general path counts them the same
+ * way: one more than its commas).
  */
-function columns(text: string, width: number, starts: Int32Array, ends: Int32Array): boolean {
-  let from = 0;
+function columns(text: string, a: number, b: number, width: number, starts: Int32Array, ends: Int32Array): boolean {
+  let from = a;
   for (let i = 0; i < width - 1; i += 1) {
     const comma = text.indexOf(',', from);
-    if (comma === -1) return false;
+    if (comma === -1 || comma >= b) return false;
     starts[i] = from;
     ends[i] = comma;
     from = comma + 1;
   }
-  if (text.indexOf(',', from) !== -1) return false;
+  const more = text.indexOf(',', from);
+  if (more !== -1 && more < b) return false;
   starts[width - 1] = from;
-  ends[width - 1] = text.length;
+  ends[width - 1] = b;
   return true;
 }
 
@@ -139,12 +141,16 @@ function plainDate(text: string, a: number, b: number): number {
   return Date.UTC(y, mo - 1, d, h, mi, s);
 }
 
-/** A reader of plain rows for one layout's columns (it reuses its column buffers: one per reader). */
-export function plainRowReader(cols: PlainColumns): (text: string) => ParsedCandle | undefined {
+/**
+ * A reader of plain rows for one layout's columns (it reuses its column buffers: one per reader). It
+ * reads the row from `from` to `to` of `text` (the whole text by default), so a file reader can parse
+ * a row in place in the block of lines it decoded, without a string per line.
+ */
+export function plainRowReader(cols: PlainColumns): (text: string, from?: number, to?: number) => ParsedCandle | undefined {
   const starts = new Int32Array(cols.width);
   const ends = new Int32Array(cols.width);
-  return (text) => {
-    if (!columns(text, cols.width, starts, ends)) return undefined;
+  return (text, from = 0, to = text.length) => {
+    if (!columns(text, from, to, cols.width, starts, ends)) return undefined;
     const epoch = digitsValue(text, starts[cols.time]!, ends[cols.time]!);
     let time: number;
     let unit: 'ms' | 's' | 'date';

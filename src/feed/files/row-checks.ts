@@ -6,8 +6,8 @@
  * stream share it.
  */
 import { DataFileError } from './errors.js';
-import { UNIT_NAMES, type RowParse } from './layouts.js';
-import type { TextLine } from './lines.js';
+import { UNIT_NAMES, type LineLayout, type RowParse } from './layouts.js';
+import { forwardBlocks, lineEnd, withoutCr, type TextLine } from './lines.js';
 import type { BadRow, CandleFileOptions, CandleRow, Diagnostic, FileLayout, Gap, ReadSummary, TimeUnit } from './types.js';
 
 export interface RawRow {
@@ -19,6 +19,28 @@ export interface RawRow {
 export type MutableSummary = {
   -readonly [K in keyof ReadSummary]: ReadSummary[K] extends readonly (infer T)[] ? T[] : ReadSummary[K];
 };
+
+/** The summary of a read about to start. */
+export function emptySummary(file: string, layout: FileLayout, periodMs: number | null): MutableSummary {
+  return {
+    file,
+    layout,
+    order: 'ascending',
+    periodMs,
+    rows: 0,
+    firstTime: null,
+    lastTime: null,
+    badRows: 0,
+    gaps: 0,
+    missingPeriods: 0,
+    sessionBreaks: 0,
+    timeUnit: null,
+    roundedRows: 0,
+    firstRoundedLine: null,
+    badRowSamples: [],
+    gapSamples: [],
+  };
+}
 
 const DEFAULT_MAX_BAD_ROWS = 100;
 const DEFAULT_INFER_ROWS = 16;
@@ -70,9 +92,17 @@ export class RowChecks {
    */
   push(line: number, text: string, p: RowParse): readonly CandleRow[] {
     if (isBlank(text)) return NONE;
+    return this.pushAt(line, p, text, 0, text.length);
+  }
+
+  /**
+   * `push` of a line that is `from` to `to` of `text` and is not blank (a row a plain read took):
+   * its string is made only if the row is bad.
+   */
+  pushAt(line: number, p: RowParse, text: string, from: number, to: number): readonly CandleRow[] {
     const summary = this.#summary;
     if (!p.ok) {
-      this.#bad(line, text, p.reason, p.message);
+      this.#bad(line, lineText(text, from, to), p.reason, p.message);
       return NONE;
     }
     // One unit per file, from its first row: a row in another unit is a mistake to report, not a
@@ -81,7 +111,7 @@ export class RowChecks {
       summary.timeUnit = p.unit;
       this.#unitLine = line;
     } else if (p.unit !== summary.timeUnit) {
-      this.#bad(line, text, 'timestamp', `time in ${UNIT_NAMES[p.unit]}, but the file's times are ${UNIT_NAMES[summary.timeUnit]} (line ${this.#unitLine})`);
+      this.#bad(line, lineText(text, from, to), 'timestamp', `time in ${UNIT_NAMES[p.unit]}, but the file's times are ${UNIT_NAMES[summary.timeUnit]} (line ${this.#unitLine})`);
       return NONE;
     }
     if (p.rounded) {
@@ -90,8 +120,8 @@ export class RowChecks {
     }
     const last = this.#last;
     if (last && p.time <= last.time) {
-      if (p.time === last.time) this.#bad(line, text, 'duplicate', `time ${iso(p.time)} repeats the row on line ${last.line}`);
-      else this.#bad(line, text, 'out_of_order', `time ${iso(p.time)} is before ${iso(last.time)} (line ${last.line})`);
+      if (p.time === last.time) this.#bad(line, lineText(text, from, to), 'duplicate', `time ${iso(p.time)} repeats the row on line ${last.line}`);
+      else this.#bad(line, lineText(text, from, to), 'out_of_order', `time ${iso(p.time)} is before ${iso(last.time)} (line ${last.line})`);
       return NONE;
     }
     const row: CandleRow = {
@@ -224,6 +254,32 @@ export function* checkedLines(lines: Iterable<TextLine>, parse: (text: string) =
   yield* checks.finish();
 }
 
+/**
+ * The checked rows of a file from byte `start` (a line start, numbered `firstLine`) on: `checkedLines`
+ * of its lines, with each plain row parsed in place in the decoded block (`layout.plain`), so such a
+ * row costs no string of its line, no line object and no generator of lines.
+ */
+export function* checkedForward(file: string, start: number, firstLine: number, layout: Pick<LineLayout, 'parse' | 'plain'>, checks: RowChecks): Generator<CandleRow> {
+  const { parse, plain } = layout;
+  let line = firstLine;
+  for (const block of forwardBlocks(file, start, () => line)) {
+    for (let a = 0; a < block.length; line += 1) {
+      const end = lineEnd(block, a);
+      const b = withoutCr(block, a, end);
+      const p = plain?.(block, a, b);
+      let rows: readonly CandleRow[];
+      if (p !== undefined) rows = checks.pushAt(line, p, block, a, b);
+      else {
+        const text = block.slice(a, b);
+        rows = checks.push(line, text, parse(text));
+      }
+      for (let i = 0; i < rows.length; i += 1) yield rows[i]!;
+      a = end + 1;
+    }
+  }
+  yield* checks.finish();
+}
+
 /** The checked rows of an asynchronous source. */
 export async function* checkedAsync(source: AsyncIterable<RawRow>, checks: RowChecks): AsyncGenerator<CandleRow> {
   for await (const raw of source) {
@@ -238,6 +294,11 @@ function inferPeriod(rows: readonly CandleRow[]): number {
   let best = Infinity;
   for (let i = 1; i < rows.length; i++) best = Math.min(best, rows[i]!.time - rows[i - 1]!.time);
   return best;
+}
+
+/** The line from `from` to `to` of `text`, as a string. */
+function lineText(text: string, from: number, to: number): string {
+  return from === 0 && to === text.length ? text : text.slice(from, to);
 }
 
 /** `text.trim() === ''` without making the trimmed string: a data row starts with no blank. */
