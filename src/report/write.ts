@@ -1,8 +1,7 @@
 import { open, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDirectory } from '../core/directories.js';
-import { fp9Text } from '../core/fp9.js';
-import { equityText, Fp9EquitySeries } from './equity-sample.js';
+import { JsonBytes, writeEquityEntries } from './equity-json.js';
 import { assembleReport, type ReportJson } from './report-json.js';
 import { reportFigures } from './figures.js';
 import { renderReportHtml, type HtmlReportOptions } from './html.js';
@@ -54,24 +53,14 @@ async function writeReportJson(file: string, report: object, equity: EquitySerie
     else {
       // The layout JSON.stringify(…, null, 2) gives an array of { time, equity } two levels deep.
       await handle.write('[\n');
-      const columns = equity instanceof Fp9EquitySeries ? equity : undefined;
+      const bytes = new JsonBytes(CHUNK * 96);
       for (let i = 0; i < equity.length; i += CHUNK) {
-        // One string a chunk, appended to: this code runs once per report, mostly interpreted, and an
-        // array of a line a sample joined afterwards cost half as much again.
-        let chunk = '';
         const end = Math.min(i + CHUNK, equity.length);
-        for (let j = i; j < end; j++) {
-          // The columns' own reads where the series has them: no sample object a minute of the run.
-          const sample = columns ? undefined : equity.at(j)!;
-          const time = sample ? sample.time : columns!.timeAt(j);
-          const text = sample ? equityText(sample) : fp9Text(columns!.rawAt(j));
-          // What JSON.stringify would write for each, without its cost per call: a time is a finite
-          // whole number of ms, and an equity text (a decimal's digits, sign and point; NaN or Infinity
-          // of a plain sample) holds nothing JSON escapes.
-          if (j > i) chunk += ',\n';
-          chunk += `    {\n      "time": ${Number.isFinite(time) ? time : 'null'},\n      "equity": "${text}"\n    }`;
-        }
-        await handle.write(chunk + (end < equity.length ? ',\n' : '\n'));
+        bytes.reset();
+        writeEquityEntries(bytes, equity, i, end);
+        bytes.ascii(end < equity.length ? ',\n' : '\n');
+        // Written before the buffer is filled again.
+        await handle.write(bytes.bytes());
       }
       await handle.write('  ]');
     }

@@ -5,10 +5,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { buildReportJson, writeReport, type BacktestResult } from '../../src/report/index.js';
-import { Fp9EquitySample } from '../../src/report/equity-sample.js';
+import { Fp9EquitySample, Fp9EquitySeries } from '../../src/report/equity-sample.js';
+import { JsonBytes, writeEquityEntries } from '../../src/report/equity-json.js';
 import { btcResult } from './fixture.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'propbot-write-'));
@@ -43,6 +45,43 @@ describe('writeReport', () => {
       const { text } = await written(r, name);
       expect(text).toBe(JSON.stringify(buildReportJson(r), null, 2) + '\n');
     }
+  });
+});
+
+describe('writeEquityEntries', () => {
+  it('writes the entries JSON.stringify gives, for every time and fp9 equity', () => {
+    const time = fc.oneof(
+      fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+      fc.constantFrom(0, -0, 10, 1e12, 1e15, 9, 999_999_999_999, -60_000, 1.5, 2 ** 60, Number.NaN, Number.POSITIVE_INFINITY),
+    );
+    const raw = fc.oneof(
+      fc.bigInt({ min: -(2n ** 53n) + 1n, max: 2n ** 53n - 1n }),
+      // whole amounts and amounts with trailing zeros in their 9 places
+      fc.bigInt({ min: -9_000_000n, max: 9_000_000n }).map((v) => v * 1_000_000_000n),
+      fc.bigInt({ min: -9_000_000_000n, max: 9_000_000_000n }).map((v) => v * 1_000n),
+      fc.bigInt({ min: 2n ** 53n, max: 2n ** 80n }).chain((v) => fc.constantFrom(v, -v)),
+      // a whole part of exactly a power of ten, and one just under
+      fc.constantFrom(10_000_000_000n, 100_000_000_000n, 1_000_000_000_000_000n, 9_999_999_999n, 1n, -1_000_000_000n),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(time, raw), { minLength: 1, maxLength: 40 }), fc.nat(), (samples, cut) => {
+        const series = new Fp9EquitySeries();
+        for (const [t, r] of samples) series.push(t, r);
+        const plain = samples.map(([t, r]) => new Fp9EquitySample(t, r));
+        const text = JSON.stringify({ equity: plain }, null, 2);
+        const expected = text.slice(text.indexOf('[\n') + 2, text.lastIndexOf('\n  ]'));
+        // In two pieces, as the writer's chunks are: the caller joins them with a separator.
+        const at = cut % samples.length;
+        const out = new JsonBytes(16);
+        writeEquityEntries(out, series, 0, at);
+        const first = out.bytes().toString('latin1');
+        out.reset();
+        writeEquityEntries(out, series, at, samples.length);
+        const rest = out.bytes().toString('latin1');
+        expect(at === 0 ? rest : `${first},\n${rest}`).toBe(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
