@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectLayout, type LineLayout } from '../../src/feed/files/layouts.js';
-import { readLinesForward } from '../../src/feed/files/lines.js';
+import { MAX_LINE_BYTES, readLinesForward } from '../../src/feed/files/lines.js';
+import { readCandleFile } from '../../src/feed/files/candle-file.js';
+import { DataFileError } from '../../src/feed/files/errors.js';
 import { checkedForward, checkedLines, emptySummary, RowChecks, type MutableSummary } from '../../src/feed/files/row-checks.js';
 import type { CandleRow } from '../../src/feed/files/types.js';
 import { tempDir } from './helpers.js';
@@ -80,4 +82,29 @@ describe('rows parsed in place', () => {
       expect(byLine.rows.some((r) => r.openFp9 === undefined)).toBe(true);
     });
   }
+});
+
+describe('a line longer than the reader holds', () => {
+  it('is refused at its own line number, by the line reader and by the in-place reader', async () => {
+    // Two good rows, then a line of twice MAX_LINE_BYTES that spans many reads.
+    const rows = '1618876800000,1,2,0.5,1.5,10\n1618876860000,1,2,0.5,1.5,10\n';
+    const file = tmp.write('long-line.csv', rows + '9'.repeat(2 * MAX_LINE_BYTES) + '\n1618876920000,1,2,0.5,1.5,10\n');
+    const refused = (read: () => unknown): DataFileError => {
+      try {
+        read();
+      } catch (error) {
+        if (error instanceof DataFileError) return error;
+        throw error;
+      }
+      throw new Error('not refused');
+    };
+    const byLine = refused(() => [...readLinesForward(file)]);
+    expect(byLine.line).toBe(3);
+    expect(byLine.message).toContain(`${file}:3: expected lines shorter than ${MAX_LINE_BYTES} bytes`);
+    const reader = readCandleFile(file);
+    const rowsOf = await reader.open();
+    const inPlace = refused(() => [...(rowsOf as Iterable<unknown>)]);
+    expect(inPlace.line).toBe(3);
+    expect(inPlace.message).toContain(`${file}:3: expected lines shorter than ${MAX_LINE_BYTES} bytes`);
+  });
 });
