@@ -2,7 +2,7 @@
  * report.json's equity array, a sample a minute of the run, written as bytes. Its text is what
  * `JSON.stringify(…, null, 2)` gives for `{ time, equity }` objects two levels deep, byte for byte;
  * building that text (a template string a sample, the equity's decimal text, the rope flattened at
- * the write) cost ~1 µs a sample, most of a report's time on a month of 1-minute data. Here a sample's
+ * the write) cost ~1 µs a sample warm, half of a report's time on a month of 1-minute data. Here a sample's
  * digits go straight into a reused buffer: a time is a whole number of ms and an fp9 equity below
  * 2^53 writes from its double; anything else (a fraction of a ms, a wider equity, a plain sample's
  * Decimal) is written from its text, as before.
