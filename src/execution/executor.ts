@@ -651,7 +651,7 @@ export class Executor {
       const e = this.#entries.get(intentId);
       const t = e?.orders.get(orderId);
       if (e && t && t.order.status === 'active') {
-        t.order = { ...t.order, status: 'canceled' };
+        t.order = Object.assign({}, t.order, { status: 'canceled' as const });
         this.#emit(e, 'order');
       }
     }
@@ -711,7 +711,7 @@ export class Executor {
       if (rec.outcome === 'refused') throw new IntentEnd('rejected', rec.errorCode ?? 'refused', `${spec.step} was refused`);
       // Stored by an earlier run that never learnt the answer: it may have been sent and acted on.
       needSettle = true;
-      rec = { ...rec, outcome: 'unknown' };
+      rec = Object.assign({}, rec, { outcome: 'unknown' as const });
     } else {
       rec = {
         key,
@@ -980,7 +980,7 @@ export class Executor {
   #track(entry: Entry, order: Order, step: string, replaces: string | null): void {
     const existing = entry.orders.get(order.id);
     const tracked: MutableTracked = existing
-      ? { ...existing, order }
+      ? Object.assign({}, existing, { order })
       : { id: order.id, step, replaces, replacedBy: null, order };
     this.#addTracked(entry, tracked);
     if (replaces) {
@@ -989,7 +989,7 @@ export class Executor {
         const old = e?.orders.get(replaces);
         if (e && old) {
           old.replacedBy = order.id;
-          old.order = { ...old.order, status: 'canceled_by_update' };
+          old.order = Object.assign({}, old.order, { status: 'canceled_by_update' as const });
           this.#journal.saveOrder({ orderId: old.id, intentId, step: old.step, replaces: old.replaces, order: old.order, seenAt: this.#clock.now() });
           if (e !== entry) this.#emit(e, 'order');
         }

@@ -50,5 +50,5 @@ export function accountEventsSnapshot(events: AccountEvent[], takenAt: number, s
  * can tell how old it is.
  */
 export function markStale<S extends Snapshot<unknown>>(snapshot: S): S {
-  return snapshot.stale ? snapshot : { ...snapshot, stale: true };
+  return snapshot.stale ? snapshot : Object.assign({}, snapshot, { stale: true });
 }

@@ -454,7 +454,7 @@ export class AccountBook {
       }
       const m = asset === undefined ? undefined : markets.get(asset);
       if (config.drawdown.countPendingEntries && m !== undefined) {
-        openWorst += entryFigures({ ...e, price: e.price > 0n ? e.price : m.price }, m, params).worstLoss;
+        openWorst += entryFigures(Object.assign({}, e, { price: e.price > 0n ? e.price : m.price }), m, params).worstLoss;
       }
     }
     return { views, occupied, openNotional: shape.openNotional, openWorst, margins: shape.margins, openCount, drift };

@@ -246,7 +246,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   // Attributed once every request has returned: a market order fills before the executor tracks it.
   const attributed = fills.map((f, i) => {
     const origin = attribution.origin(fillEvents[i]!);
-    return { ...f, intentId: origin.intentId ?? null, origin };
+    return Object.assign({}, f, { intentId: origin.intentId ?? null, origin });
   });
   const finalStatus = engine.riskStatus(accountId);
   const endTime = stats.lastTime ?? session.clock.now();
