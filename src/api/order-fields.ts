@@ -82,10 +82,13 @@ export function unknownFields(body: object, known: readonly string[]): string[] 
 /** Fields set on a create request that do not apply to its type. */
 export function misplacedCreateFields(req: CreateOrderRequest): string[] {
   const values = req as unknown as Record<string, unknown>;
-  return Object.entries(CREATE_ONLY_FOR)
-    .filter(([field, types]) => isSet(values[field]) && !types.includes(req.type))
-    .map(([field]) => field);
+  const out: string[] = [];
+  for (const [field, types] of CREATE_ONLY_ENTRIES) if (isSet(values[field]) && !types.includes(req.type)) out.push(field);
+  return out;
 }
+
+/** `CREATE_ONLY_FOR`'s entries, listed once: every order request is checked against them. */
+const CREATE_ONLY_ENTRIES = Object.entries(CREATE_ONLY_FOR) as [string, readonly CreatableOrderType[]][];
 
 /** Fields set on an edit that do not apply to the type of the order being edited. */
 export function misplacedEditFields(orderType: string, req: EditOrderRequest): string[] {

@@ -109,6 +109,8 @@ export function decToRaw(d: Decimal): bigint {
 
 /** The Decimal of an fp9 integer (no division, no decimal text on the common path). */
 export function rawToDec(raw: bigint): Decimal {
+  // Most of an order view's prices are unset: zero without hashing a bigint key.
+  if (raw === 0n) return ZERO_RAW_DEC;
   // Reads rebuild their objects on every call, and most fields (fees, ratios, sizes, balances) repeat
   // from one read to the next. Decimals are immutable, so a bounded cache of recent values can hand out
   // the same instance again. Fields read on every step keep their own last value instead (DecMemo).
@@ -121,6 +123,7 @@ export function rawToDec(raw: bigint): Decimal {
   return d;
 }
 
+const ZERO_RAW_DEC = fp9Decimal(0n);
 const DEC_CACHE_MAX = 16_384;
 const DEC_CACHE = new Map<bigint, Decimal>();
 
