@@ -79,22 +79,26 @@ export function unknownFields(body: object, known: readonly string[]): string[] 
   return Object.keys(body).filter((k) => !known.includes(k));
 }
 
-/** Fields set on a create request that do not apply to its type. */
-export function misplacedCreateFields(req: CreateOrderRequest): string[] {
-  const values = req as unknown as Record<string, unknown>;
+/** The fields of `only` that `body` sets although `type` is not among theirs. */
+function misplaced(only: readonly (readonly [string, readonly string[]])[], body: object, type: string): string[] {
+  const values = body as Record<string, unknown>;
   const out: string[] = [];
-  for (const [field, types] of CREATE_ONLY_ENTRIES) if (isSet(values[field]) && !types.includes(req.type)) out.push(field);
+  for (const [field, types] of only) if (isSet(values[field]) && !types.includes(type)) out.push(field);
   return out;
 }
 
-/** `CREATE_ONLY_FOR`'s entries, listed once: every order request is checked against them. */
-const CREATE_ONLY_ENTRIES = Object.entries(CREATE_ONLY_FOR) as [string, readonly CreatableOrderType[]][];
+/** The two tables' entries, listed once: every order request is checked against them. */
+const CREATE_ONLY_ENTRIES = Object.entries(CREATE_ONLY_FOR) as [string, readonly string[]][];
+const EDIT_ONLY_ENTRIES = Object.entries(EDIT_ONLY_FOR) as [string, readonly string[]][];
+
+/** Fields set on a create request that do not apply to its type. */
+export function misplacedCreateFields(req: CreateOrderRequest): string[] {
+  return misplaced(CREATE_ONLY_ENTRIES, req, req.type);
+}
 
 /** Fields set on an edit that do not apply to the type of the order being edited. */
 export function misplacedEditFields(orderType: string, req: EditOrderRequest): string[] {
-  return Object.entries(EDIT_ONLY_FOR)
-    .filter(([field, types]) => isSet(req[field as keyof EditOrderRequest]) && !types.includes(orderType))
-    .map(([field]) => field);
+  return misplaced(EDIT_ONLY_ENTRIES, req, orderType);
 }
 
 /**

@@ -123,6 +123,7 @@ export function rawToDec(raw: bigint): Decimal {
   return d;
 }
 
+/** Zero as `rawToDec` hands it out: fp9-tagged like every Decimal it makes (core's `ZERO` is not). */
 const ZERO_RAW_DEC = fp9Decimal(0n);
 const DEC_CACHE_MAX = 16_384;
 const DEC_CACHE = new Map<bigint, Decimal>();

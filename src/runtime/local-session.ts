@@ -516,27 +516,26 @@ export class LocalSession {
         if (done === false) return false;
         return done === true ? breathe() : done.then((d) => d && breathe());
       };
+      /** Takes each item's row in turn, awaiting only a step that waits: false once the run is aborted. */
+      const drive = async <T>(items: Iterable<T>, takeItem: (item: T) => boolean | Promise<boolean>): Promise<boolean> => {
+        for (const item of items) {
+          let done = takeItem(item);
+          if (done !== true && done !== false) done = await done;
+          // Leaving the loop closes the source (its file).
+          if (!done) return false;
+        }
+        return true;
+      };
       if ('key' in rows) {
         // One market: its rows straight from the reader, without the merge's object per row.
-        const order = new SourceOrder(rows.key);
-        for (const row of rows.rows) {
+        const { key } = rows;
+        const order = new SourceOrder(key);
+        aborted = !(await drive(rows.rows, (row) => {
           order.check(row.time);
-          let done = take(rows.key, 0, row);
-          if (done !== true && done !== false) done = await done;
-          if (!done) {
-            aborted = true;
-            break;
-          }
-        }
+          return take(key, 0, row);
+        }));
       } else {
-        for (const { key, source, row } of rows) {
-          let done = take(key, source, row);
-          if (done !== true && done !== false) done = await done;
-          if (!done) {
-            aborted = true;
-            break;
-          }
-        }
+        aborted = !(await drive(rows, ({ key, source, row }) => take(key, source, row)));
       }
     } else {
       for await (const { key, source, row } of rows) {
