@@ -188,66 +188,105 @@ export function toChartTime(points: readonly PlotPoint[]): PlotPoint[] {
  * at most `2 × maxCandles` candles are kept; once full, neighbours merge pairwise (each kept candle
  * then stands for twice as many), keeping the open of the first, the highest high, the lowest low and
  * the close of the last, as `downsampleCandles` does. Prices stay fp9 integers until `candles()`.
+ *
+ * The kept candles live in typed arrays made once: in arrays of bigints every price kept was a heap
+ * object that outlived two young-generation collections, so the collector copied and promoted them
+ * (and the arrays' growth) a few hundred kilobytes per collection, and those survivors are what made
+ * V8 double its young generation on a long run. A price outside int64 (above ~9.2 billion) turns the
+ * series into plain bigint arrays, so no price is ever cut.
  */
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+
 export class StreamingCandles {
   readonly #max: number;
-  readonly #time: number[] = [];
-  readonly #open: bigint[] = [];
-  readonly #high: bigint[] = [];
-  readonly #low: bigint[] = [];
-  readonly #close: bigint[] = [];
+  #n = 0;
+  readonly #time: Float64Array;
+  #open: BigInt64Array | bigint[];
+  #high: BigInt64Array | bigint[];
+  #low: BigInt64Array | bigint[];
+  #close: BigInt64Array | bigint[];
   /** Source candles per kept candle, and how many the last kept one holds so far. */
   #per = 1;
   #inLast = 0;
+  /** The last kept candle's high and low, also in the arrays: a typed array's read makes a new bigint. */
+  #lastHigh = 0n;
+  #lastLow = 0n;
 
   constructor(maxCandles = 2000) {
     this.#max = 2 * Math.max(1, maxCandles);
+    this.#time = new Float64Array(this.#max);
+    this.#open = new BigInt64Array(this.#max);
+    this.#high = new BigInt64Array(this.#max);
+    this.#low = new BigInt64Array(this.#max);
+    this.#close = new BigInt64Array(this.#max);
   }
 
   /** One price: the first of a source candle at `candleStart`, else a move inside the current one. */
   tick(time: number, priceFp9: bigint, candleStart: boolean): void {
-    const n = this.#time.length;
+    if ((priceFp9 < INT64_MIN || priceFp9 > INT64_MAX) && this.#open instanceof BigInt64Array) this.#widen();
+    const n = this.#n;
     if (n === 0 || (candleStart && this.#inLast >= this.#per)) {
       if (n === this.#max) this.#halve();
-      this.#time.push(time);
-      this.#open.push(priceFp9);
-      this.#high.push(priceFp9);
-      this.#low.push(priceFp9);
-      this.#close.push(priceFp9);
+      const w = this.#n;
+      this.#time[w] = time;
+      this.#open[w] = priceFp9;
+      this.#high[w] = priceFp9;
+      this.#low[w] = priceFp9;
+      this.#close[w] = priceFp9;
+      this.#n = w + 1;
       this.#inLast = 1;
+      this.#lastHigh = priceFp9;
+      this.#lastLow = priceFp9;
       return;
     }
     const i = n - 1;
     if (candleStart) this.#inLast += 1;
-    if (priceFp9 > this.#high[i]!) this.#high[i] = priceFp9;
-    if (priceFp9 < this.#low[i]!) this.#low[i] = priceFp9;
+    if (priceFp9 > this.#lastHigh) this.#high[i] = this.#lastHigh = priceFp9;
+    if (priceFp9 < this.#lastLow) this.#low[i] = this.#lastLow = priceFp9;
     this.#close[i] = priceFp9;
   }
 
+  #widen(): void {
+    this.#open = Array.from(this.#open);
+    this.#high = Array.from(this.#high);
+    this.#low = Array.from(this.#low);
+    this.#close = Array.from(this.#close);
+  }
+
   #halve(): void {
-    const n = this.#time.length;
+    const n = this.#n;
+    const time = this.#time;
+    const open = this.#open;
+    const high = this.#high;
+    const low = this.#low;
+    const close = this.#close;
     let w = 0;
     for (let r = 0; r < n; r += 2, w += 1) {
       const s = r + 1 < n ? r + 1 : r;
-      this.#time[w] = this.#time[r]!;
-      this.#open[w] = this.#open[r]!;
-      this.#high[w] = this.#high[r]! > this.#high[s]! ? this.#high[r]! : this.#high[s]!;
-      this.#low[w] = this.#low[r]! < this.#low[s]! ? this.#low[r]! : this.#low[s]!;
-      this.#close[w] = this.#close[s]!;
+      time[w] = time[r]!;
+      open[w] = open[r]!;
+      high[w] = high[r]! > high[s]! ? high[r]! : high[s]!;
+      low[w] = low[r]! < low[s]! ? low[r]! : low[s]!;
+      close[w] = close[s]!;
     }
-    for (const a of [this.#time, this.#open, this.#high, this.#low, this.#close]) a.length = w;
+    this.#n = w;
     this.#per *= 2;
     // the last kept candle is full: the next source candle starts a new one
     this.#inLast = this.#per;
   }
 
   candles(): PriceCandle[] {
-    return this.#time.map((time, i) => ({
-      time,
-      open: fp9Decimal(this.#open[i]!),
-      high: fp9Decimal(this.#high[i]!),
-      low: fp9Decimal(this.#low[i]!),
-      close: fp9Decimal(this.#close[i]!),
-    }));
+    const out: PriceCandle[] = [];
+    for (let i = 0; i < this.#n; i++) {
+      out.push({
+        time: this.#time[i]!,
+        open: fp9Decimal(this.#open[i]!),
+        high: fp9Decimal(this.#high[i]!),
+        low: fp9Decimal(this.#low[i]!),
+        close: fp9Decimal(this.#close[i]!),
+      });
+    }
+    return out;
   }
 }
