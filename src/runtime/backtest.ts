@@ -215,7 +215,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   let progressCandles = 0;
   const reportFrom = options.reportFrom ?? Number.NEGATIVE_INFINITY;
   const afterStep = (step: ReplayStep): void => {
-    const t = step.tick.time;
+    const t = step.time;
     if (t < reportFrom) return;
     const minute = Math.floor(t / 60_000);
     if (minute !== lastMinute) {
@@ -230,7 +230,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
     if (keepPrices) {
       let series = candles.get(step.market.asset);
       if (!series) candles.set(step.market.asset, (series = new StreamingCandles()));
-      series.tick(t, step.tick.priceFp9, step.candleStart);
+      series.tick(t, step.priceFp9, step.candleStart);
     }
     if (options.onProgress && step.candleStart) options.onProgress({ candles: ++progressCandles, time: t });
   };

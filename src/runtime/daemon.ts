@@ -312,9 +312,9 @@ export class Daemon {
                   pace: async (step) => {
                     if (wallStart === 0) {
                       wallStart = performance.now();
-                      virtualStart = step.tick.time;
+                      virtualStart = step.time;
                     }
-                    const due = wallStart + (step.tick.time - virtualStart) / speed;
+                    const due = wallStart + (step.time - virtualStart) / speed;
                     await sleep(due - performance.now(), signal);
                   },
                 }

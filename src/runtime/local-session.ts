@@ -428,24 +428,24 @@ export class LocalSession {
     const quiet = this.#quietSteps && this.#syncReads && hooks.pace === undefined && this.markets.size === 1;
     this.#published();
     const apply = (step: ReplayStep): Promise<void> | undefined => {
-      if (warming && step.tick.time >= this.warmupEnd!) {
+      if (warming && step.time >= this.warmupEnd!) {
         warming = false;
         this.pipeline.warmingUp = false;
         // The account as the session starts, for whoever records it.
         this.#dirty = true;
         hooks.onWarmedUp?.({ candles: warmupCandles, until: this.warmupEnd! });
       }
-      const { tick, market } = step;
+      const market = step.market;
       if (step.candleStart) {
         if (warming) warmupCandles += 1;
         else candles += 1;
       }
       ticks += 1;
-      firstTime ??= tick.time;
-      lastTime = tick.time;
-      this.clock.set(tick.time);
-      this.engine.setIndexPriceFp9(market.marketId, tick.priceFp9, tick.time);
-      const today = Math.floor(tick.time / DAY_MS);
+      firstTime ??= step.time;
+      lastTime = step.time;
+      this.clock.set(step.time);
+      this.engine.setIndexPriceFp9(market.marketId, step.priceFp9, step.time);
+      const today = Math.floor(step.time / DAY_MS);
       // Positions and orders change only by engine events; risk also moves with the price while a
       // position is open, and at a new day.
       const books = this.#dirty;
@@ -474,7 +474,7 @@ export class LocalSession {
         const step = steps[i]!;
         if (hooks.signal?.aborted) return false;
         // Warm-up candles go at full speed; pacing starts with the first candle of the run.
-        if (hooks.pace && !(warming && step.tick.time < this.warmupEnd!)) {
+        if (hooks.pace && !(warming && step.time < this.warmupEnd!)) {
           const next = i + 1;
           return hooks.pace(step).then(async () => {
             await apply(step);
@@ -560,10 +560,10 @@ export class LocalSession {
     if (!this.#onlyBuildersAndGuard(asset)) return false;
     // A new highest equity moves the trailing floor: the guard reads it from the risk status.
     if (holding && this.engine.accountMaxEquity(this.accountId) !== this.#maxEquity) return false;
-    if (!this.guard.quietAt(asset, step.tick.priceFp9) || !this.#candles.quietTick(asset, step.tick.time, step.tick.priceFp9)) return false;
+    if (!this.guard.quietAt(asset, step.priceFp9) || !this.#candles.quietTick(asset, step.time, step.priceFp9)) return false;
     // The guard's market book moves as the snapshot would have moved it: a risk read of the next
     // published step (pushed before that step's market) meets this price, as when every step is published.
-    this.guard.quietPrice(asset, step.tick.priceFp9);
+    this.guard.quietPrice(asset, step.priceFp9);
     return true;
   }
 

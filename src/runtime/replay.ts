@@ -40,6 +40,14 @@ export function exactFp9(text: string): bigint | undefined {
 /** The ticks of one candle, in the order the replay sends them. */
 export function candleTicks(row: CandleRow, periodMs: number): Tick[] {
   const out: Tick[] = [];
+  writeTicks(row, periodMs, (time, priceFp9) => out.push({ time, priceFp9 }));
+  return out;
+}
+
+/** Where `writeTicks` puts a candle's ticks, in order; `first` is the candle's open. */
+type TickOut = (time: number, priceFp9: bigint, first: boolean) => void;
+
+function writeTicks(row: CandleRow, periodMs: number, put: TickOut): void {
   const t = row.time;
   // The reader's integers where it gave them (see CandleRow.openFp9), else the texts'.
   const open = row.openFp9 ?? exactFp9(row.open);
@@ -49,11 +57,15 @@ export function candleTicks(row: CandleRow, periodMs: number): Tick[] {
   if (open !== undefined && high !== undefined && low !== undefined && close !== undefined) {
     // Exact: comparing the integers is comparing the prices.
     const rising = close >= open;
-    out.push({ time: t, priceFp9: open });
-    pushTick(out, t + Math.floor(periodMs / 3), rising ? low : high);
-    pushTick(out, t + Math.floor((2 * periodMs) / 3), rising ? high : low);
-    pushTick(out, t + periodMs - 1, close);
-    return out;
+    put(t, open, true);
+    let lastTime = t;
+    let last = open;
+    const second = rising ? low : high;
+    if (second !== last) put((lastTime = Math.max(t + Math.floor(periodMs / 3), lastTime + 1)), (last = second), false);
+    const third = rising ? high : low;
+    if (third !== last) put((lastTime = Math.max(t + Math.floor((2 * periodMs) / 3), lastTime + 1)), (last = third), false);
+    if (close !== last) put(Math.max(t + periodMs - 1, lastTime + 1), close, false);
+    return;
   }
   // More than 9 places: order and repeats on the exact Decimals, the engine's rounding for the price.
   const o = new Dec(row.open);
@@ -63,19 +75,15 @@ export function candleTicks(row: CandleRow, periodMs: number): Tick[] {
   const rising = c.gte(o);
   const seq = [o, rising ? l : h, rising ? h : l, c];
   const times = [t, t + Math.floor(periodMs / 3), t + Math.floor((2 * periodMs) / 3), t + periodMs - 1];
-  out.push({ time: t, priceFp9: decToRaw(o) });
+  put(t, decToRaw(o), true);
+  let lastTime = t;
   let sent = o;
   for (let i = 1; i < 4; i += 1) {
     if (seq[i]!.eq(sent)) continue;
     sent = seq[i]!;
-    out.push({ time: Math.max(times[i]!, out[out.length - 1]!.time + 1), priceFp9: decToRaw(sent) });
+    lastTime = Math.max(times[i]!, lastTime + 1);
+    put(lastTime, decToRaw(sent), false);
   }
-  return out;
-}
-
-function pushTick(out: Tick[], time: number, priceFp9: bigint): void {
-  const last = out[out.length - 1]!;
-  if (priceFp9 !== last.priceFp9) out.push({ time: Math.max(time, last.time + 1), priceFp9 });
 }
 
 export interface ReplayMarket {
@@ -84,9 +92,9 @@ export interface ReplayMarket {
   readonly periodMs: number;
 }
 
-export interface ReplayStep {
+/** One price step of the replay: a tick of one market's candle (the step is its own tick: one object a step). */
+export interface ReplayStep extends Tick {
   readonly market: ReplayMarket;
-  readonly tick: Tick;
   /** True on the first tick of a candle. */
   readonly candleStart: boolean;
 }
@@ -97,7 +105,7 @@ interface PendingStep extends ReplayStep {
 
 const NONE: readonly ReplayStep[] = Object.freeze([]);
 
-const byTimeThenSource = (a: PendingStep, b: PendingStep): number => a.tick.time - b.tick.time || a.order - b.order;
+const byTimeThenSource = (a: PendingStep, b: PendingStep): number => a.time - b.time || a.order - b.order;
 
 function inOrder(steps: readonly PendingStep[]): boolean {
   for (let i = 1; i < steps.length; i += 1) if (byTimeThenSource(steps[i - 1]!, steps[i]!) > 0) return false;
@@ -113,18 +121,33 @@ function inOrder(steps: readonly PendingStep[]): boolean {
 export class TickInterleaver {
   readonly #markets: ReadonlyMap<string, ReplayMarket>;
   #pending: PendingStep[] = [];
+  /**
+   * The array `add` returned last when it released every pending step, reused by the next such
+   * release: a one-market replay releases all of them at each row, and then makes no array a candle.
+   */
+  #spare: PendingStep[] = [];
+  /** The candle `#put` writes steps for. */
+  #market: ReplayMarket | undefined;
+  #source = 0;
+  readonly #put: TickOut = (time, priceFp9, first) => {
+    this.#pending.push({ market: this.#market!, time, priceFp9, candleStart: first, order: this.#source });
+  };
 
   constructor(markets: ReadonlyMap<string, ReplayMarket>) {
     this.#markets = markets;
   }
 
-  /** Take the next candle of market `key` (from source `source`); returns the steps now due, in order. */
+  /**
+   * Take the next candle of market `key` (from source `source`); returns the steps now due, in order.
+   * The array is the caller's until its next call to `add` or `flush`.
+   */
   add(key: string, source: number, row: CandleRow): readonly ReplayStep[] {
     const market = this.#markets.get(key);
     if (!market) throw new Error(`replayTicks: rows for unknown market ${key}`);
     const due = this.#release(row.time);
-    const ticks = candleTicks(row, market.periodMs);
-    for (let i = 0; i < ticks.length; i += 1) this.#pending.push({ market, tick: ticks[i]!, candleStart: i === 0, order: source });
+    this.#market = market;
+    this.#source = source;
+    writeTicks(row, market.periodMs, this.#put);
     return due;
   }
 
@@ -139,9 +162,12 @@ export class TickInterleaver {
     // One market's ticks arrive in order already; only several markets' need sorting (which allocates).
     if (pending.length > 1 && !inOrder(pending)) pending.sort(byTimeThenSource);
     let n = 0;
-    while (n < pending.length && pending[n]!.tick.time < before) n += 1;
+    while (n < pending.length && pending[n]!.time < before) n += 1;
     if (n === pending.length) {
-      this.#pending = [];
+      const spare = this.#spare;
+      spare.length = 0;
+      this.#pending = spare;
+      this.#spare = pending;
       return pending;
     }
     this.#pending = pending.slice(n);

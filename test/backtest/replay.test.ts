@@ -90,12 +90,12 @@ describe('candle → ticks', () => {
     ];
     const interleaver = new TickInterleaver(markets);
     const steps = [...rows.flatMap((r) => interleaver.add(r.key, r.source, r.row)), ...interleaver.flush()];
-    const times = steps.map((s) => s.tick.time);
+    const times = steps.map((s) => s.time);
     expect(times).toEqual([...times].sort((a, b) => a - b));
     // At time 0 both markets open; H (listed first) goes first.
     expect(steps.slice(0, 2).map((s) => s.market.asset)).toEqual(['H', 'M']);
     // The hour candle's close (at 3_599_999) comes after both minute candles.
-    const hClose = steps.findIndex((s) => s.market.asset === 'H' && s.tick.time === 3_599_999);
+    const hClose = steps.findIndex((s) => s.market.asset === 'H' && s.time === 3_599_999);
     const lastMinute = steps.findLastIndex((s) => s.market.asset === 'M');
     expect(hClose).toBeGreaterThan(lastMinute);
     expect(steps.filter((s) => s.candleStart).length).toBe(4);

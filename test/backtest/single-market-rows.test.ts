@@ -53,7 +53,7 @@ describe('one market', () => {
     const source = new CountingSource(recorded, rows);
     const s = await session(source);
     const controller = new AbortController();
-    const stats = await s.run({ signal: controller.signal, afterStep: (step) => step.tick.time >= rows[100]!.time && controller.abort() });
+    const stats = await s.run({ signal: controller.signal, afterStep: (step) => step.time >= rows[100]!.time && controller.abort() });
     await s.finish();
     expect(stats.aborted).toBe(true);
     expect(stats.candles).toBe(101);

@@ -140,7 +140,7 @@ async function compareRun(m: Market, plan: readonly Action[], tally: Tally): Pro
     afterStep: (step) => {
       const e = session.engine.accountFigures(session.accountId)!;
       const g = session.guard.accountView(session.accountId)!;
-      const at = new Date(step.tick.time).toISOString();
+      const at = new Date(step.time).toISOString();
       tally.steps += 1;
       if (e.exposure.size > 0) tally.withPositions += 1;
       near('equity', at, g.equity, e.equity);

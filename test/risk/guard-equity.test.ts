@@ -38,7 +38,7 @@ describe('guard equity on the ORCL 2001 zero-cost SMA run', () => {
         compared += 1;
         if (engine.exposure.size > 0) withPositions += 1;
         if (!guard.equity.eq(fromRaw(engine.equity))) {
-          gaps.push(`${new Date(step.tick.time).toISOString()}: guard ${guard.equity} engine ${fromRaw(engine.equity)}`);
+          gaps.push(`${new Date(step.time).toISOString()}: guard ${guard.equity} engine ${fromRaw(engine.equity)}`);
         }
       },
     });
