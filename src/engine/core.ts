@@ -359,7 +359,9 @@ export class EngineCore {
       const a = h.account;
       if (a.curMinute !== minute) this.#sample(a);
       const u = holdingPnl(h.netSize, h.netNotional, p);
-      a.upnl += u - h.upnl;
+      // a.upnl is the sum of its holdings' (exactly): with one holding it is that holding's, and
+      // two bigint operations a step (each a heap object) are saved.
+      a.upnl = a.holdings.size === 1 ? u : a.upnl + (u - h.upnl);
       h.upnl = u;
       if (a.dirtyStep !== step) {
         a.dirtyStep = step;
