@@ -115,6 +115,11 @@ export interface LocalSessionOptions {
   readonly quietSteps?: boolean;
 }
 
+/**
+ * The step a hook is handed is the replay's own object, written again for a later step once this
+ * one has been played (one object a step showed in a backtest's allocations): read it during the
+ * call (or, for `pace`, until its promise settles), and copy what you keep.
+ */
 export interface RunHooks {
   /** Paper mode: wait until the wall clock allows this step. */
   readonly pace?: (step: ReplayStep) => Promise<void>;
@@ -489,7 +494,7 @@ export class LocalSession {
       }
       return true;
     };
-    const interleaver = new TickInterleaver(this.markets);
+    const interleaver = new TickInterleaver(this.markets, { reuseSteps: true });
     let aborted = false;
     const rows = this.#rows;
     if ('key' in rows || Symbol.iterator in rows) {

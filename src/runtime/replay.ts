@@ -99,8 +99,22 @@ export interface ReplayStep extends Tick {
   readonly candleStart: boolean;
 }
 
-interface PendingStep extends ReplayStep {
-  readonly order: number;
+/** A step as the interleaver holds it: written in place when `reuseSteps` recycles it. */
+interface PendingStep {
+  market: ReplayMarket;
+  time: number;
+  priceFp9: bigint;
+  candleStart: boolean;
+  order: number;
+}
+
+export interface TickInterleaverOptions {
+  /**
+   * Recycle step objects: a step handed out by `add` or `flush` stays valid until the second call
+   * after the one that returned it (a replay that plays each call's steps before the next call, and
+   * keeps none, may turn this on; it then makes no object per step).
+   */
+  readonly reuseSteps?: boolean;
 }
 
 const NONE: readonly ReplayStep[] = Object.freeze([]);
@@ -129,12 +143,26 @@ export class TickInterleaver {
   /** The candle `#put` writes steps for. */
   #market: ReplayMarket | undefined;
   #source = 0;
+  /** Played steps to write again (`reuseSteps`). */
+  readonly #free: PendingStep[] = [];
+  readonly #reuse: boolean;
   readonly #put: TickOut = (time, priceFp9, first) => {
-    this.#pending.push({ market: this.#market!, time, priceFp9, candleStart: first, order: this.#source });
+    const step = this.#free.pop();
+    if (step === undefined) {
+      this.#pending.push({ market: this.#market!, time, priceFp9, candleStart: first, order: this.#source });
+      return;
+    }
+    step.market = this.#market!;
+    step.time = time;
+    step.priceFp9 = priceFp9;
+    step.candleStart = first;
+    step.order = this.#source;
+    this.#pending.push(step);
   };
 
-  constructor(markets: ReadonlyMap<string, ReplayMarket>) {
+  constructor(markets: ReadonlyMap<string, ReplayMarket>, options: TickInterleaverOptions = {}) {
     this.#markets = markets;
+    this.#reuse = options.reuseSteps === true;
   }
 
   /**
@@ -165,6 +193,8 @@ export class TickInterleaver {
     while (n < pending.length && pending[n]!.time < before) n += 1;
     if (n === pending.length) {
       const spare = this.#spare;
+      // The steps handed out the time before last have been played.
+      if (this.#reuse) for (let i = 0; i < spare.length; i += 1) this.#free.push(spare[i]!);
       spare.length = 0;
       this.#pending = spare;
       this.#spare = pending;

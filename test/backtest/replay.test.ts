@@ -100,4 +100,37 @@ describe('candle → ticks', () => {
     expect(hClose).toBeGreaterThan(lastMinute);
     expect(steps.filter((s) => s.candleStart).length).toBe(4);
   });
+
+  it('with reuseSteps, plays the same steps, and one market’s replay writes a few objects over and over', () => {
+    const markets = new Map<string, ReplayMarket>([
+      ['H', { asset: 'H', marketId: 'h', periodMs: 3_600_000 }],
+      ['M', { asset: 'M', marketId: 'm', periodMs: 60_000 }],
+    ]);
+    // One market (every add releases every pending step), then two (some adds release part of them).
+    const one = Array.from({ length: 200 }, (_, i) => ({ key: 'M', source: 1, row: row(i * 60_000, String(10 + (i % 7)), String(12 + (i % 5)), '9', String(10 + (i % 3))) }));
+    const two = one.flatMap((r, i) => (i % 60 === 0 ? [{ key: 'H', source: 0, row: row(r.row.time, '1', '2', '0.5', i % 120 === 0 ? '1.5' : '0.7') }, r] : [r]));
+    for (const rows of [one, two]) {
+      // What a replay sees: each step read as it is played, before the next add.
+      const play = (interleaver: TickInterleaver) => {
+        const seen: string[] = [];
+        const objects = new Set<object>();
+        const take = (steps: readonly { market: ReplayMarket; time: number; priceFp9: bigint; candleStart: boolean }[]) => {
+          for (const s of steps) {
+            seen.push(`${s.market.asset} ${s.time} ${s.priceFp9} ${s.candleStart}`);
+            objects.add(s);
+          }
+        };
+        for (const r of rows) take(interleaver.add(r.key, r.source, r.row));
+        take(interleaver.flush());
+        return { seen, objects: objects.size };
+      };
+      const fresh = play(new TickInterleaver(markets));
+      const reused = play(new TickInterleaver(markets, { reuseSteps: true }));
+      expect(reused.seen).toEqual(fresh.seen);
+      expect(fresh.objects).toBe(fresh.seen.length);
+      // Several markets release part of their steps at most adds (an hour candle's ticks wait), and only
+      // a release of all of them recycles: the reuse is for one market's replay.
+      if (rows === one) expect(reused.objects).toBeLessThanOrEqual(12);
+    }
+  });
 });
