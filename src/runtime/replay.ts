@@ -110,9 +110,9 @@ interface PendingStep {
 
 export interface TickInterleaverOptions {
   /**
-   * Recycle step objects: a step handed out by `add` or `flush` stays valid until the second call
-   * after the one that returned it (a replay that plays each call's steps before the next call, and
-   * keeps none, may turn this on; it then makes no object per step).
+   * Recycle step objects: a step handed out by `add` or `flush` is written over by the next call
+   * (a replay that plays each call's steps before the next call, and keeps none, may turn this on;
+   * one market's replay then makes no object per step).
    */
   readonly reuseSteps?: boolean;
 }
@@ -193,7 +193,7 @@ export class TickInterleaver {
     while (n < pending.length && pending[n]!.time < before) n += 1;
     if (n === pending.length) {
       const spare = this.#spare;
-      // The steps handed out the time before last have been played.
+      // The steps the last such release handed out have been played since.
       if (this.#reuse) for (let i = 0; i < spare.length; i += 1) this.#free.push(spare[i]!);
       spare.length = 0;
       this.#pending = spare;
