@@ -316,6 +316,10 @@ const PAGE_SCRIPT = `
       var h = chart.paneSize().height, top = series.priceToCoordinate(hi), bottom = series.priceToCoordinate(lo);
       if (h > 0 && top !== null && bottom !== null) el.dataset.priceFill = (top / h).toFixed(3) + ',' + (bottom / h).toFixed(3);
     };
+    // The chart lays out on an animation frame, which a busy or headless browser may not have run by
+    // the time the page counts as loaded (measured before it, the scale is not the data's yet): a
+    // screenshot draws what is pending now. Measured again after two frames, for a later layout.
+    chart.takeScreenshot();
     measure();
     requestAnimationFrame(function () { requestAnimationFrame(measure); });
   });
