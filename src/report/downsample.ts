@@ -224,9 +224,9 @@ export class StreamingCandles {
 
   /** One price: the first of a source candle at `candleStart`, else a move inside the current one. */
   tick(time: number, priceFp9: bigint, candleStart: boolean): void {
-    if ((priceFp9 < INT64_MIN || priceFp9 > INT64_MAX) && this.#open instanceof BigInt64Array) this.#widen();
     const n = this.#n;
     if (n === 0 || (candleStart && this.#inLast >= this.#per)) {
+      this.#fit(priceFp9);
       if (n === this.#max) this.#halve();
       const w = this.#n;
       this.#time[w] = time;
@@ -242,9 +242,21 @@ export class StreamingCandles {
     }
     const i = n - 1;
     if (candleStart) this.#inLast += 1;
-    if (priceFp9 > this.#lastHigh) this.#high[i] = this.#lastHigh = priceFp9;
-    if (priceFp9 < this.#lastLow) this.#low[i] = this.#lastLow = priceFp9;
+    // A price the arrays cannot hold is a new high or low of the candle: most steps need no check.
+    if (priceFp9 > this.#lastHigh) {
+      this.#fit(priceFp9);
+      this.#high[i] = this.#lastHigh = priceFp9;
+    }
+    if (priceFp9 < this.#lastLow) {
+      this.#fit(priceFp9);
+      this.#low[i] = this.#lastLow = priceFp9;
+    }
     this.#close[i] = priceFp9;
+  }
+
+  /** Bigint arrays from here on if `priceFp9` is outside int64 (a BigInt64Array would wrap it). */
+  #fit(priceFp9: bigint): void {
+    if ((priceFp9 < INT64_MIN || priceFp9 > INT64_MAX) && this.#open instanceof BigInt64Array) this.#widen();
   }
 
   #widen(): void {

@@ -68,4 +68,16 @@ describe('StreamingCandles', () => {
     expect(got).toEqual(expected(sources, 4));
     expect(got.some((c) => c.high === huge + 1n)).toBe(true);
   });
+
+  it('keeps exact a price beyond int64 that arrives inside a candle, as its new high or its new low', () => {
+    for (const wide of [INT64_MAX + 7n, -(INT64_MAX + 7n)]) {
+      const prices = Array.from({ length: 12 }, (_, i) => [BigInt(100 + i) * 1_000_000_000n, BigInt(99 + i) * 1_000_000_000n]);
+      // The candle opens at a price the arrays hold; the wide one comes second, then the close.
+      prices[7] = [5n * 1_000_000_000n, wide, 6n * 1_000_000_000n];
+      const sources = sourcesOf(prices);
+      const got = stream(sources, 3);
+      expect(got).toEqual(expected(sources, 3));
+      expect(got.some((c) => c.high === wide || c.low === wide)).toBe(true);
+    }
+  });
 });
