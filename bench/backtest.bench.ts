@@ -16,6 +16,8 @@
  *                                   so these say what propbot's start-up is where it is not set
  *   backtest.sma-cross.peak-rss     peak resident memory of that process
  *   backtest.sma-cross-4x.peak-rss  the same series four times in a row: memory must not grow with it
+ *   backtest.sma-cross-4x.peak-rss-ratio
+ *                                   each of those over the month's median peak (the goal: within 1.2)
  *   sweep.combos-per-minute.w1/.w2  a 24-combination grid of the shipped 2019 scenario, 1 and 2 workers
  *   sweep.cpu-ms.w1/.w2             the CPU time of those sweeps (every thread of the process): what a
  *                                   second worker adds beyond the work itself (its start-up, contention)
@@ -37,7 +39,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { searchSpace, spaceSize } from '../src/research/space.js';
 import { parseGrid } from '../src/runtime/sweep.js';
-import { reportRuns, runs } from './report.js';
+import { median, reportRuns, runs } from './report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const shared = path.resolve(root, '../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv');
@@ -143,6 +145,9 @@ export async function run(): Promise<void> {
       const four = fourTimes(shared, tmp);
       const big = Array.from({ length: n }, () => backtest(four, period, tmp));
       reportRuns('backtest.sma-cross-4x.peak-rss', big.map((r) => r.peakRssMb), 'MB');
+      // The goal is on the ratio: each 4x run against the month's median (min and max are theirs).
+      const month = median(one.map((r) => r.peakRssMb));
+      reportRuns('backtest.sma-cross-4x.peak-rss-ratio', big.map((r) => r.peakRssMb / month), 'x');
     } else process.stdout.write('backtest.sma-cross-4x.peak-rss skipped: needs ../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv\n');
     sweeps('sweep', [path.join(root, 'backtest/sma-cross-btc-2019.yaml')], n, tmp);
     if (file === shared) sweeps('sweep.month', ['--strategy', 'sma-cross', '--data', `BTC=${shared}`, '--param', 'period=15m'], n, tmp);

@@ -18,6 +18,7 @@ export { ensureDirectory, DirectoryError } from './core/directories.js';
 export { WallClock, VirtualClock } from './core/clock.js';
 export type { Clock } from './core/clock.js';
 export { newId, SeededIds, uuidFromString } from './core/ids.js';
+export { holdYoungGeneration, youngGenerationBytes, YOUNG_GENERATION_MB } from './core/young-generation.js';
 
 export * from './api/types.js';
 export type { Exchange, ExchangeOperation, WriteOptions, Idempotent, IdempotencyInfo } from './api/exchange.js';
