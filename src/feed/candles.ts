@@ -38,9 +38,11 @@ export class CandleBuilder {
   #openTime = Number.NaN;
   #closeTime = Number.NEGATIVE_INFINITY;
   #open: Decimal | undefined;
+  /** Undefined while the high is only known as fp9 (`#highRaw`, from `quietPrice`); so the low and close. */
   #high: Decimal | undefined;
+  #highRaw: bigint | undefined;
   #low: Decimal | undefined;
-  /** Undefined while the close is only known as fp9 (`#closeRaw`, from `quietPrice`). */
+  #lowRaw: bigint | undefined;
   #close: Decimal | undefined;
   #closeRaw: bigint | undefined;
   #ticks = 0;
@@ -60,8 +62,13 @@ export class CandleBuilder {
       if (time < this.#openTime) return undefined;
       // Same Decimal object as the last tick (an unchanged price): nothing can move.
       if (price !== this.#close) {
-        if (decGreater(price, this.#high!)) this.#high = price;
-        else if (decLess(price, this.#low!)) this.#low = price;
+        if (decGreater(price, this.#highDec())) {
+          this.#high = price;
+          this.#highRaw = undefined;
+        } else if (decLess(price, this.#lowDec())) {
+          this.#low = price;
+          this.#lowRaw = undefined;
+        }
         this.#close = price;
         this.#closeRaw = undefined;
       }
@@ -72,7 +79,7 @@ export class CandleBuilder {
     this.#openTime = Math.floor(time / this.#ms) * this.#ms;
     this.#closeTime = this.#openTime + this.#ms;
     this.#open = this.#high = this.#low = this.#close = price;
-    this.#closeRaw = undefined;
+    this.#highRaw = this.#lowRaw = this.#closeRaw = undefined;
     this.#ticks = 1;
     return done;
   }
@@ -80,21 +87,27 @@ export class CandleBuilder {
   /**
    * `update` with a price inside the running candle (see `inside`; a price outside it would end the
    * candle, which only `update` may do, so it throws) given as fp9, for a replay step that publishes
-   * no snapshot: its Decimal is made only when the candle keeps it as a new high or low (the close's,
-   * when the candle is emitted). The same candle as `update` with that price's Decimal would build.
+   * no snapshot: it is kept as fp9, and its Decimal made only when the candle is emitted (or an
+   * `update` compares with it), so a candle's run of new highs makes one Decimal, not one each. The
+   * same candle as `update` with that price's Decimal would build.
    */
   quietPrice(time: number, raw: bigint): void {
     if (!this.inside(time)) throw new RangeError(`quietPrice: ${time} is outside the running candle [${this.#openTime}, ${this.#closeTime})`);
-    const high = taggedFp9(this.#high!);
-    const low = taggedFp9(this.#low!);
+    const high = this.#highRaw ?? taggedFp9(this.#high!);
+    const low = this.#lowRaw ?? taggedFp9(this.#low!);
     if (high === undefined || low === undefined) {
       this.update(time, fp9Decimal(raw));
       return;
     }
-    if (raw > high) this.#close = this.#high = fp9Decimal(raw);
-    else if (raw < low) this.#close = this.#low = fp9Decimal(raw);
-    else this.#close = undefined;
-    this.#closeRaw = this.#close === undefined ? raw : undefined;
+    if (raw > high) {
+      this.#highRaw = raw;
+      this.#high = undefined;
+    } else if (raw < low) {
+      this.#lowRaw = raw;
+      this.#low = undefined;
+    }
+    this.#close = undefined;
+    this.#closeRaw = raw;
     this.#ticks += 1;
   }
 
@@ -115,11 +128,20 @@ export class CandleBuilder {
       openTime: this.#openTime,
       closeTime: this.#closeTime,
       open: this.#open!,
-      high: this.#high!,
-      low: this.#low!,
+      high: this.#highDec(),
+      low: this.#lowDec(),
       close: (this.#close ??= fp9Decimal(this.#closeRaw!)),
       ticks: this.#ticks,
     };
+  }
+
+  /** The high as a Decimal, made from its fp9 once (a close equal to it is the same value, not the same object). */
+  #highDec(): Decimal {
+    return (this.#high ??= fp9Decimal(this.#highRaw!));
+  }
+
+  #lowDec(): Decimal {
+    return (this.#low ??= fp9Decimal(this.#lowRaw!));
   }
 }
 
