@@ -25,7 +25,8 @@ export const YOUNG_GENERATION_MB = 16;
 
 /** V8's default `--semi-space-growth-factor` (Node 20 and 22). */
 const DEFAULT_GROWTH_FACTOR = 2;
-const USER_FLAGS = /--(?:max-|min-)?semi[-_]space[-_](?:size|growth[-_]factor)\b/;
+/** The user's own sizing, in either of the spellings V8 takes (`--max-semi-space-size`, `--max_semi_space_size`). */
+const USER_FLAGS = /--(?:max[-_]|min[-_])?semi[-_]space[-_](?:size|growth[-_]factor)\b/;
 
 /** The young generation's size now (both semi-spaces), in bytes. */
 export function youngGenerationBytes(): number {
@@ -42,8 +43,10 @@ export function holdYoungGeneration(maxMb: number = YOUNG_GENERATION_MB, env: No
   if (USER_FLAGS.test(env['NODE_OPTIONS'] ?? '') || execArgv.some((a) => USER_FLAGS.test(a))) return () => {};
   const limit = maxMb * 1024 * 1024;
   holds += 1;
+  // Once growth is stopped there is nothing left to watch until the release: no entry per collection.
   const check = (): void => {
     if (!stopped && youngGenerationBytes() >= limit) setGrowth(1);
+    if (stopped) observer.disconnect();
   };
   const observer = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {

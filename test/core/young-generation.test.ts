@@ -59,10 +59,12 @@ describe('holdYoungGeneration', () => {
     expect(free.rejectedAfter).toBe(false);
   });
 
-  it("leaves V8 alone where the user sized the young generation (NODE_OPTIONS)", () => {
-    const user = churn('hold', { NODE_OPTIONS: '--max-semi-space-size=16' });
-    expect(user.youngMb).toBeGreaterThan(4);
-    expect(user.rejectedHeld).toBe(false);
+  it("leaves V8 alone where the user sized the young generation (NODE_OPTIONS, either spelling V8 takes)", () => {
+    for (const flag of ['--max-semi-space-size=16', '--max_semi_space_size=16']) {
+      const user = churn('hold', { NODE_OPTIONS: flag });
+      expect(user.youngMb, flag).toBeGreaterThan(4);
+      expect(user.rejectedHeld, flag).toBe(false);
+    }
   });
 
   it('refuses a size that is not a positive number of MiB', () => {
