@@ -39,6 +39,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { searchSpace, spaceSize } from '../src/research/space.js';
 import { parseGrid } from '../src/runtime/sweep.js';
+import { CLI_NODE_OPTIONS } from './cli-node.js';
 import { median, reportRuns, runs } from './report.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -58,7 +59,7 @@ interface ChildResult {
 
 function backtest(file: string, period: string, tmp: string, env: NodeJS.ProcessEnv = process.env): ChildResult {
   const child = fileURLToPath(new URL('./backtest-child.mjs', import.meta.url));
-  const out = execFileSync(process.execPath, [child, file, period, path.join(tmp, 'out')], { encoding: 'utf8', maxBuffer: 1 << 20, env });
+  const out = execFileSync(process.execPath, [...CLI_NODE_OPTIONS, child, file, period, path.join(tmp, 'out')], { encoding: 'utf8', maxBuffer: 1 << 20, env });
   return JSON.parse(out.trim().split('\n').pop()!) as ChildResult;
 }
 
@@ -104,7 +105,7 @@ function sweep(base: SweepBase, workers: number, tmp: string): { wallMs: number;
   const started = performance.now();
   const run = spawnSync(
     process.execPath,
-    ['--import', pathToFileURL(path.join(root, 'bench/cpu-at-exit.mjs')).href, path.join(root, 'bin/propbot.js'), 'sweep', ...base, ...GRID,
+    [...CLI_NODE_OPTIONS, '--import', pathToFileURL(path.join(root, 'bench/cpu-at-exit.mjs')).href, path.join(root, 'bin/propbot.js'), 'sweep', ...base, ...GRID,
       '--workers', String(workers), '--out', path.join(tmp, `sweep-${workers}`), '--no-progress'],
     { encoding: 'utf8', maxBuffer: 16 << 20 },
   );

@@ -13,6 +13,7 @@ import { Redis } from 'ioredis';
 import { findRedisServer, startRedis } from '../test/research/redis.js';
 import { searchSpace, spaceSize } from '../src/research/space.js';
 import { parseGrid } from '../src/runtime/sweep.js';
+import { CLI_NODE_OPTIONS } from './cli-node.js';
 import { report } from './report.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -29,12 +30,12 @@ const COMBOS = spaceSize(searchSpace(parseGrid(GRID_VALUES)));
 
 function sweep(extra: string[]): number {
   const started = performance.now();
-  execFileSync(process.execPath, [...SWEEP, '--out', mkdtempSync(path.join(tmpdir(), 'pb-bench-')), ...extra], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [...CLI_NODE_OPTIONS, ...SWEEP, '--out', mkdtempSync(path.join(tmpdir(), 'pb-bench-')), ...extra], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
   return (COMBOS * 60_000) / (performance.now() - started);
 }
 
 async function withWorkers<T>(url: string, n: number, body: () => T): Promise<T> {
-  const workers = Array.from({ length: n }, () => spawn(process.execPath, [BIN, 'worker', '--queue', url], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] }));
+  const workers = Array.from({ length: n }, () => spawn(process.execPath, [...CLI_NODE_OPTIONS, BIN, 'worker', '--queue', url], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] }));
   try {
     await Promise.all(
       workers.map(
