@@ -28,6 +28,8 @@
  *                                   the same grid over the 1-minute month (15m SMA, as the backtest
  *                                   above): a run of ~0.4 s instead of ~0.1 s, so each worker's JIT
  *                                   warm-up (its first runs take 2–5× longer) weighs less
+ * Every process here starts Node with the options of bin/propbot.js's first line (bench/cli-node.ts),
+ * as an installed `propbot` does: V8's helper threads sized to the machine.
  * On a machine shared with other work the wall-clock figures measure the neighbours too, so the CPU
  * time of the same runs is printed beside them (`.cpu`: candles per CPU-second of the run, CPU ms of
  * the whole process and of its start-up).
