@@ -3,7 +3,7 @@
  * written), in a fresh process so its start-up and peak RSS are its own. Plain JavaScript over the
  * build, so the process starts as `bin/propbot.js` does (no tsx for the bench itself), with the Node
  * options of its first line (backtest.bench.ts passes them: bench/cli-node.ts).
- *   node --v8-pool-size=0 bench/backtest-child.mjs FILE PERIOD OUTDIR
+ *   node [the launcher's options] bench/backtest-child.mjs FILE PERIOD OUTDIR
  * Prints one JSON object: { candles, runMs, runCpuMs, startupMs, startupCpuMs, wallMs, cpuMs, peakRssMb };
  * every time is from the process's own start (performance.timeOrigin), so start-up includes loading
  * Node and propbot. The CPU times (user + system) are what a shared machine cannot blur.

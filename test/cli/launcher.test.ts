@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { cliNodeOptions } from '../../bench/cli-node.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/propbot.js');
@@ -27,7 +28,7 @@ describe('bin/propbot.js started as a program', () => {
   });
 
   it('`npm start` starts Node with the options of the launcher\'s first line', () => {
-    const options = readFileSync(BIN, 'utf8').split('\n', 1)[0]!.split(/\s+/).slice(3);
+    const options = cliNodeOptions(BIN);
     expect(options.length).toBeGreaterThan(0);
     const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start']!;
     expect(start).toBe(`node ${options.join(' ')} bin/propbot.js run --config config/paper.yaml`);
