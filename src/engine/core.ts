@@ -26,6 +26,7 @@ import { SeededIds } from '../core/ids.js';
 import { S, S2, ceilDiv, decToRaw, divFloor, floorDiv, minB, mulCeil, mulFloor, parseRaw } from './fixed.js';
 import { IdempotencyStore } from './idempotency.js';
 import { activeOrdersStart } from './reads.js';
+import { markHolding, prepareMark } from './holding-mark.js';
 import { type FillQuote, fillQuote, holdingPnl, markPnl, quoteSizing, refreshLiquidationPrice } from './pricing.js';
 import { ENGINE_PRESETS, mergePresets, validatePhaseNumbers, validatePresets, type EnginePresets, type PhasePreset } from './presets.js';
 import { WeeklySchedule } from './schedule.js';
@@ -354,11 +355,12 @@ export class EngineCore {
     }
     const step = ++this.#step;
     const hs = m.holdings;
+    const pn = hs.length > 0 ? Number(p) : 0;
     for (let i = 0; i < hs.length; i++) {
       const h = hs[i]!;
       const a = h.account;
       if (a.curMinute !== minute) this.#sample(a);
-      const u = holdingPnl(h.netSize, h.netNotional, p);
+      const u = pn < h.markMaxPrice ? BigInt(markHolding(h, pn)) : holdingPnl(h.netSize, h.netNotional, p);
       // a.upnl is the sum of its holdings' (exactly): with one holding it is that holding's, and
       // two bigint operations a step (each a heap object) are saved.
       a.upnl = a.holdings.size === 1 ? u : a.upnl + (u - h.upnl);
@@ -699,13 +701,14 @@ export class EngineCore {
     const m = pos.market;
     let h = a.holdings.get(m.id);
     if (!h) {
-      h = { account: a, market: m, netSize: 0n, netNotional: 0n, upnl: 0n, count: 0 };
+      h = { account: a, market: m, netSize: 0n, netNotional: 0n, upnl: 0n, count: 0, markSign: 1, markHi: 0, markLo: 0, markNotional: 0, markMaxPrice: 0 };
       a.holdings.set(m.id, h);
       m.holdings.push(h);
     }
     const sign = pos.direction === 'long' ? 1n : -1n;
     h.netSize += sign * dSize;
     h.netNotional += sign * dNotional;
+    prepareMark(h);
     const u = holdingPnl(h.netSize, h.netNotional, m.price);
     a.upnl += u - h.upnl;
     h.upnl = u;

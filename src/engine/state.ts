@@ -92,6 +92,14 @@ export interface HoldingRt {
   netNotional: bigint;
   upnl: bigint;
   count: number;
+  /** The holding split for `markHolding` (holding-mark.ts): 1 long, −1 short. */
+  markSign: number;
+  /** ⌊|netSize| / 10^9⌋ and |netSize| mod 10^9. */
+  markHi: number;
+  markLo: number;
+  markNotional: number;
+  /** Prices (fp9) below which `markHolding` is exact; 0: never (the bigint path marks it). */
+  markMaxPrice: number;
 }
 
 export interface PhaseStart {
