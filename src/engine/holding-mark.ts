@@ -1,9 +1,10 @@
 /**
  * A holding's unrealised pnl at a price step, `floor(netSize × I / 10^9) − netNotional` as `holdingPnl`
- * defines it, worked out exactly in doubles where every figure of it is an integer below 2^52: a
- * bigint product and a two-digit bigint division a step were most of what an open position costs a
- * backtest (each a heap object and a runtime call). The holding carries its size split at the fp9
- * point, so a step splits the price and sums partial products, each an exact integer:
+ * defines it, worked out exactly in doubles where every figure of it is an integer below 2^52. The bigint
+ * product and two-digit division it replaces are each a heap object and a runtime call; a build that
+ * skipped them (wrong results) ran a warm month, with a position open at nearly every step, ~12%
+ * faster. The holding carries its size split at the fp9 point, so a step splits the price and sums
+ * partial products, each an exact integer:
  *
  *   |netSize| = hi·10^9 + lo,   I = ph·10^9 + pl,   pl = p1·10^4 + p0
  *   |netSize|·I / 10^9 = hi·ph·10^9 + hi·pl + lo·ph + lo·pl / 10^9
