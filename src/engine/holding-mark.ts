@@ -12,8 +12,9 @@
  *
  * Every term is at most the whole, which the prepared bound keeps below 2^52, and `Math.floor(x / d)`
  * of integers with 0 ≤ x < 2^53 is exact (the quotient's rounding error, below x/d · 2^-53, is less
- * than the 1/d between two quotients). Outside the bound (a size of millions of units, a price above
- * 2^53 fp9) the caller takes the bigint path; both give the same integer.
+ * than the 1/d between two quotients). Outside the bound (a holding worth 2^52 fp9 or more at the
+ * price, ~4.5 million quote units, such as 100 BTC at 57,000; a notional as large; a price of 2^53 fp9)
+ * the caller takes the bigint path; both give the same integer.
  */
 import { S } from './fixed.js';
 import type { HoldingRt } from './state.js';
