@@ -18,7 +18,7 @@ import { readCandleFile } from '../feed/files/candle-file.js';
 import { describePeriod } from '../feed/files/to-candle.js';
 import { isSqliteFile, StoreSnapshotReader } from '../feed/files/store-snapshots.js';
 import { mergeByTime, mergeByTimeSync, SourceOrder, type MergedRow } from '../feed/files/merge.js';
-import type { CandleRow, Diagnostic, FileLayout, ReadSummary } from '../feed/files/types.js';
+import type { CandleRow, Diagnostic, FileLayout, ReadSummary, ReplayRow } from '../feed/files/types.js';
 import { CandleStreams } from '../feed/candles.js';
 import { ManualFeed } from '../feed/manual-feed.js';
 import { CANDLE_PERIOD_MS, type Candle, type CandlePeriod } from '../feed/types.js';
@@ -40,7 +40,15 @@ export type CandleSource = AsyncIterable<CandleRow> & {
   readonly summary: ReadSummary;
   /** Start a read and hand its rows over, synchronously where the source can (see CandleFileReader.open). */
   open?(): Promise<Iterable<CandleRow> | AsyncIterable<CandleRow>>;
+  /** `open` for a replay, whose rows may carry no texts (see CandleFileReader.openReplay); preferred to `open`. */
+  openReplay?(): Promise<Iterable<ReplayRow> | AsyncIterable<ReplayRow>>;
 };
+
+/** Rows a replay takes as they are (a file's rows already read, see recorded-candles.ts). */
+export interface ReplaySource {
+  readonly summary: ReadSummary;
+  openReplay(): Promise<Iterable<ReplayRow> | AsyncIterable<ReplayRow>>;
+}
 
 export interface LocalMarketSource {
   /** Base asset ticker the market is created with. */
@@ -52,7 +60,7 @@ export interface LocalMarketSource {
   readonly preset?: string;
   readonly layout?: FileLayout;
   /** The file's rows already read (see recorded-candles.ts), replayed instead of reading `file`. */
-  readonly source?: CandleSource;
+  readonly source?: CandleSource | ReplaySource;
 }
 
 export interface LocalStrategySpec {
@@ -167,7 +175,7 @@ export class LocalSession {
   readonly executor: Executor;
   readonly accountId: string;
   readonly markets: ReadonlyMap<string, ReplayMarket>;
-  readonly readers: ReadonlyMap<string, CandleSource>;
+  readonly readers: ReadonlyMap<string, CandleSource | ReplaySource>;
   /** Steps before this time are warm-up (unix ms); null without one. */
   readonly warmupEnd: number | null;
   readonly #pump: SnapshotPump;
@@ -194,7 +202,7 @@ export class LocalSession {
     guard: RiskGuard;
     executor: Executor;
     markets: Map<string, ReplayMarket>;
-    readers: Map<string, CandleSource>;
+    readers: Map<string, CandleSource | ReplaySource>;
     pump: SnapshotPump;
     syncReads: boolean;
     rows: ReplayRows;
@@ -256,12 +264,12 @@ export class LocalSession {
 
     // Open every file and read its first row: the engine starts at the earliest candle, and each
     // market's candle period is known before the first tick.
-    const readers = new Map<string, CandleSource>();
-    const sources: Array<{ key: string; rows: Iterable<CandleRow> | AsyncIterable<CandleRow> }> = [];
+    const readers = new Map<string, CandleSource | ReplaySource>();
+    const sources: Array<{ key: string; rows: Iterable<ReplayRow> | AsyncIterable<ReplayRow> }> = [];
     const periods = new Map<string, number>();
     let start = Number.POSITIVE_INFINITY;
     for (const m of options.markets) {
-      let reader: CandleSource;
+      let reader: CandleSource | ReplaySource;
       if (m.source) reader = m.source;
       else if (m.layout === 'propbot-store' || (m.layout === undefined && (await isSqliteFile(m.file)))) {
         reader = new StoreSnapshotReader(m.file, { asset: m.asset });
@@ -273,9 +281,9 @@ export class LocalSession {
       }
       const warmup = options.warmupCandles ?? 0;
       const from = options.from === undefined ? undefined : () => options.from! - warmup * (reader.summary.periodMs ?? 0);
-      const rows = reader.open ? await reader.open() : reader;
-      let first: CandleRow | undefined;
-      let rest: Iterator<CandleRow> | AsyncIterable<CandleRow>;
+      const rows = await replayRowsOf(reader);
+      let first: ReplayRow | undefined;
+      let rest: Iterator<ReplayRow> | AsyncIterable<ReplayRow>;
       if (Symbol.iterator in rows) {
         const iterator = withinRangeSync(rows, from, options.to);
         first = iterator.next().value ?? undefined;
@@ -516,7 +524,7 @@ export class LocalSession {
         );
       };
       /** Plays one row's due steps: false once the run is aborted; a promise only when a step waits. */
-      const take = (key: string, source: number, row: CandleRow): boolean | Promise<boolean> => {
+      const take = (key: string, source: number, row: ReplayRow): boolean | Promise<boolean> => {
         const done = play(interleaver.add(key, source, row), 0);
         if (done === false) return false;
         return done === true ? breathe() : done.then((d) => d && breathe());
@@ -633,8 +641,15 @@ export class LocalSession {
   }
 }
 
+/** A source's rows as a replay reads them: its replay read where it has one, else its read. */
+async function replayRowsOf(source: CandleSource | ReplaySource): Promise<Iterable<ReplayRow> | AsyncIterable<ReplayRow>> {
+  if (source.openReplay !== undefined) return source.openReplay();
+  const rows = source as CandleSource;
+  return rows.open ? rows.open() : rows;
+}
+
 /** Whether a row is before `from()` (asked at the first row, once the file's period is known), inside, or at `to` and after. */
-export function rangeCheck(from: (() => number) | undefined, to: number | undefined): (row: CandleRow) => 'before' | 'inside' | 'after' {
+export function rangeCheck(from: (() => number) | undefined, to: number | undefined): (row: Pick<CandleRow, 'time'>) => 'before' | 'inside' | 'after' {
   let lower: number | undefined;
   return (row) => {
     lower ??= from?.() ?? Number.NEGATIVE_INFINITY;
@@ -643,7 +658,7 @@ export function rangeCheck(from: (() => number) | undefined, to: number | undefi
   };
 }
 
-async function* withinRange(rows: AsyncIterable<CandleRow>, from: (() => number) | undefined, to: number | undefined): AsyncGenerator<CandleRow> {
+async function* withinRange<R extends ReplayRow>(rows: AsyncIterable<R>, from: (() => number) | undefined, to: number | undefined): AsyncGenerator<R> {
   const where = rangeCheck(from, to);
   for await (const row of rows) {
     const w = where(row);
@@ -653,7 +668,7 @@ async function* withinRange(rows: AsyncIterable<CandleRow>, from: (() => number)
 }
 
 /** The rows inside the range; without one, the rows' own iterator (no layer per row). */
-function withinRangeSync(rows: Iterable<CandleRow>, from: (() => number) | undefined, to: number | undefined): Iterator<CandleRow> {
+function withinRangeSync<R extends ReplayRow>(rows: Iterable<R>, from: (() => number) | undefined, to: number | undefined): Iterator<R> {
   if (from === undefined && to === undefined) return rows[Symbol.iterator]();
   return (function* () {
     const where = rangeCheck(from, to);
@@ -706,15 +721,15 @@ class Prepended<T> implements IterableIterator<T> {
 }
 
 /** What a session replays: one market's rows as they are, several markets' merged by time. */
-type ReplayRows = SingleRows | Iterable<MergedRow<CandleRow>> | AsyncIterable<MergedRow<CandleRow>>;
+type ReplayRows = SingleRows | Iterable<MergedRow<ReplayRow>> | AsyncIterable<MergedRow<ReplayRow>>;
 
 interface SingleRows {
   readonly key: string;
-  readonly rows: Iterable<CandleRow>;
+  readonly rows: Iterable<ReplayRow>;
 }
 
-function replayRows(sources: ReadonlyArray<{ key: string; rows: Iterable<CandleRow> | AsyncIterable<CandleRow> }>): ReplayRows {
-  const sync = sources.filter((src): src is { key: string; rows: Iterable<CandleRow> } => Symbol.iterator in src.rows);
+function replayRows(sources: ReadonlyArray<{ key: string; rows: Iterable<ReplayRow> | AsyncIterable<ReplayRow> }>): ReplayRows {
+  const sync = sources.filter((src): src is { key: string; rows: Iterable<ReplayRow> } => Symbol.iterator in src.rows);
   if (sync.length < sources.length) return mergeByTime(sources.map((src) => ({ key: src.key, rows: toAsync(src.rows) })));
   return sync.length === 1 ? sync[0]! : mergeByTimeSync(sync);
 }

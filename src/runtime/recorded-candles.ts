@@ -13,14 +13,14 @@
 import { stat } from 'node:fs/promises';
 import { readCandleFile } from '../feed/files/candle-file.js';
 import { isSqliteFile } from '../feed/files/store-snapshots.js';
-import type { CandleRow, FileLayout, ReadSummary } from '../feed/files/types.js';
-import { rangeCheck, type CandleSource } from './local-session.js';
+import type { FileLayout, ReadSummary, ReplayRow } from '../feed/files/types.js';
+import { rangeCheck, type ReplaySource } from './local-session.js';
 
-export class RecordedCandles implements CandleSource {
+export class RecordedCandles implements ReplaySource {
   readonly summary: ReadSummary;
-  readonly #rows: readonly CandleRow[];
+  readonly #rows: readonly ReplayRow[];
 
-  constructor(summary: ReadSummary, rows: readonly CandleRow[]) {
+  constructor(summary: ReadSummary, rows: readonly ReplayRow[]) {
     this.summary = summary;
     this.#rows = rows;
   }
@@ -29,12 +29,8 @@ export class RecordedCandles implements CandleSource {
     return this.#rows.length;
   }
 
-  async open(): Promise<Iterable<CandleRow>> {
+  async openReplay(): Promise<Iterable<ReplayRow>> {
     return this.#rows;
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<CandleRow> {
-    yield* this.#rows;
   }
 }
 
@@ -52,8 +48,9 @@ export async function recordCandles(
   if (layout === 'propbot-store' || (layout === undefined && (await isSqliteFile(file)))) return undefined;
   const reader = readCandleFile(file, layout !== undefined ? { layout } : {});
   const where = rangeCheck(from === undefined ? undefined : () => from, to);
-  const rows: CandleRow[] = [];
-  for await (const row of await reader.open()) {
+  // The replay's read: from the rows cache when it holds the file (a worker's first run reads no text).
+  const rows: ReplayRow[] = [];
+  for await (const row of await reader.openReplay()) {
     const w = where(row);
     if (w === 'after') break;
     if (w === 'inside' && rows.push(row) > maxRows) return undefined;

@@ -16,7 +16,7 @@
 import { Dec } from '../core/decimal.js';
 import { fp9Digits } from '../core/fp9.js';
 import { decToRaw } from '../engine/fixed.js';
-import type { CandleRow } from '../feed/files/types.js';
+import type { ReplayRow } from '../feed/files/types.js';
 
 export interface Tick {
   readonly time: number;
@@ -38,22 +38,28 @@ export function exactFp9(text: string): bigint | undefined {
 }
 
 /** The ticks of one candle, in the order the replay sends them. */
-export function candleTicks(row: CandleRow, periodMs: number): Tick[] {
+export function candleTicks(row: ReplayRow, periodMs: number): Tick[] {
   const out: Tick[] = [];
   writeTicks(row, periodMs, (time, priceFp9) => out.push({ time, priceFp9 }));
   return out;
 }
 
+/** A price's text, which a row without its fp9 integer must have. */
+function textOf(text: string | undefined): string {
+  if (text === undefined) throw new TypeError('replay: a row with neither the fp9 integer nor the text of a price');
+  return text;
+}
+
 /** Where `writeTicks` puts a candle's ticks, in order; `first` is the candle's open. */
 type TickOut = (time: number, priceFp9: bigint, first: boolean) => void;
 
-function writeTicks(row: CandleRow, periodMs: number, put: TickOut): void {
+function writeTicks(row: ReplayRow, periodMs: number, put: TickOut): void {
   const t = row.time;
   // The reader's integers where it gave them (see CandleRow.openFp9), else the texts'.
-  const open = row.openFp9 ?? exactFp9(row.open);
-  const high = row.highFp9 ?? exactFp9(row.high);
-  const low = row.lowFp9 ?? exactFp9(row.low);
-  const close = row.closeFp9 ?? exactFp9(row.close);
+  const open = row.openFp9 ?? exactFp9(textOf(row.open));
+  const high = row.highFp9 ?? exactFp9(textOf(row.high));
+  const low = row.lowFp9 ?? exactFp9(textOf(row.low));
+  const close = row.closeFp9 ?? exactFp9(textOf(row.close));
   if (open !== undefined && high !== undefined && low !== undefined && close !== undefined) {
     // Exact: comparing the integers is comparing the prices.
     const rising = close >= open;
@@ -68,10 +74,10 @@ function writeTicks(row: CandleRow, periodMs: number, put: TickOut): void {
     return;
   }
   // More than 9 places: order and repeats on the exact Decimals, the engine's rounding for the price.
-  const o = new Dec(row.open);
-  const h = new Dec(row.high);
-  const l = new Dec(row.low);
-  const c = new Dec(row.close);
+  const o = new Dec(textOf(row.open));
+  const h = new Dec(textOf(row.high));
+  const l = new Dec(textOf(row.low));
+  const c = new Dec(textOf(row.close));
   const rising = c.gte(o);
   const seq = [o, rising ? l : h, rising ? h : l, c];
   const times = [t, t + Math.floor(periodMs / 3), t + Math.floor((2 * periodMs) / 3), t + periodMs - 1];
@@ -169,7 +175,7 @@ export class TickInterleaver {
    * Take the next candle of market `key` (from source `source`); returns the steps now due, in order.
    * The array is the caller's until its next call to `add` or `flush`.
    */
-  add(key: string, source: number, row: CandleRow): readonly ReplayStep[] {
+  add(key: string, source: number, row: ReplayRow): readonly ReplayStep[] {
     const market = this.#markets.get(key);
     if (!market) throw new Error(`replayTicks: rows for unknown market ${key}`);
     const due = this.#release(row.time);

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
-import type { CandleRow } from '../../src/feed/files/types.js';
+import type { ReplayRow } from '../../src/feed/files/types.js';
 import { LocalSession } from '../../src/runtime/local-session.js';
 import { recordCandles, RecordedCandles } from '../../src/runtime/recorded-candles.js';
 import { REPO } from './helpers.js';
@@ -15,15 +15,15 @@ const FILE = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptod
 
 /** The file's rows as a source that counts how often its iterator was closed. */
 class CountingSource extends RecordedCandles {
-  readonly #rows: readonly CandleRow[];
+  readonly #rows: readonly ReplayRow[];
   closed = 0;
 
-  constructor(from: RecordedCandles, rows: readonly CandleRow[]) {
+  constructor(from: RecordedCandles, rows: readonly ReplayRow[]) {
     super(from.summary, rows);
     this.#rows = rows;
   }
 
-  override async open(): Promise<Iterable<CandleRow>> {
+  override async openReplay(): Promise<Iterable<ReplayRow>> {
     const rows = this.#rows[Symbol.iterator]();
     return {
       [Symbol.iterator]: () => ({
@@ -49,7 +49,7 @@ async function session(source: RecordedCandles): Promise<LocalSession> {
 describe('one market', () => {
   it('closes its source when the run stops early', async () => {
     const recorded = (await recordCandles(FILE, undefined, undefined, undefined))!;
-    const rows = [...(await recorded.open())];
+    const rows = [...(await recorded.openReplay())];
     const source = new CountingSource(recorded, rows);
     const s = await session(source);
     const controller = new AbortController();
@@ -62,7 +62,7 @@ describe('one market', () => {
 
   it('refuses a source whose rows go back in time, naming its market', async () => {
     const recorded = (await recordCandles(FILE, undefined, undefined, undefined))!;
-    const rows = [...(await recorded.open())].slice(0, 50);
+    const rows = [...(await recorded.openReplay())].slice(0, 50);
     // the 31st row again after the 40th
     const source = new CountingSource(recorded, [...rows.slice(0, 40), rows[30]!, ...rows.slice(40)]);
     const s = await session(source);

@@ -4,10 +4,11 @@
  */
 import { DataFileError } from './errors.js';
 import { readFreqtradeJson } from './freqtrade-json.js';
-import { detectLayout, parseSnapshotLine, snapshotAsCandle, UNIT_NAMES, type LineLayout } from './layouts.js';
+import { detectLayout, parseSnapshotLine, snapshotAsCandle, UNIT_NAMES, type DetectedLayout, type LineLayout } from './layouts.js';
 import { countLines, readLinesBackward, readLinesForward } from './lines.js';
-import { checkedAsync, checkedForward, checkedLines, checkedSync, emptySummary, RowChecks, type MutableSummary, type RawRow } from './row-checks.js';
-import type { CandleFileOptions, CandleRow, FileLayout, ReadSummary, TimeUnit } from './types.js';
+import { cachedRows, RecordingRows, RowCacheWriter, rowCacheSlot } from './row-cache.js';
+import { checkedAsync, checkedForward, checkedLines, checkedSync, DEFAULT_KEEP, emptySummary, RowChecks, type MutableSummary, type RawRow } from './row-checks.js';
+import type { CandleFileOptions, CandleRow, Diagnostic, FileLayout, ReadSummary, ReplayRow, TimeUnit } from './types.js';
 
 /**
  * A candle file, read as an `AsyncIterable<CandleRow>`, oldest row first. Each iteration reads the
@@ -66,10 +67,42 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
    * describes this read from here on.
    */
   async open(): Promise<Iterable<CandleRow> | AsyncIterable<CandleRow>> {
+    return this.#rowsOf(await detectLayout(this.file, this.#options.layout), this.#options);
+  }
+
+  /**
+   * `open` for a replay: the rows from the rows cache when it holds this file as it is now and read
+   * with these options (row-cache.ts), else the text read's, which fill the cache once read to their
+   * end. A cached row carries its time, line and fp9 prices but no texts; the summary and the
+   * diagnostics are the text read's. `PROPBOT_ROWS_CACHE=off` reads the text every time.
+   */
+  async openReplay(): Promise<Iterable<ReplayRow> | AsyncIterable<ReplayRow>> {
     const detected = await detectLayout(this.file, this.#options.layout);
+    // JSON is streamed asynchronously and snapshot files are filtered by asset: neither is cached.
+    if (detected.layout === 'freqtrade-json' || detected.layout === 'propbot-snapshots') return this.#rowsOf(detected, this.#options);
+    const slot = rowCacheSlot(this.file, detected.layout, this.#options);
+    if (slot === undefined) return this.#rowsOf(detected, this.#options);
+    const user = this.#options.onDiagnostic;
+    const cached = cachedRows(slot, this.file, detected.layout, this.#options.keepDiagnostics ?? DEFAULT_KEEP, user);
+    if (cached !== undefined) {
+      this.#summary = cached.summary;
+      return cached.rows;
+    }
+    const writer = RowCacheWriter.start(slot);
+    if (writer === undefined) return this.#rowsOf(detected, this.#options);
+    const onDiagnostic = (d: Diagnostic): void => {
+      writer.diagnostic(d);
+      user?.(d);
+    };
+    const rows = this.#rowsOf(detected, { ...this.#options, onDiagnostic }) as Iterable<CandleRow>;
+    return new RecordingRows(rows[Symbol.iterator](), writer, () => this.#summary);
+  }
+
+  /** A read of `detected` with `options` from its start: the summary describes it from here on. */
+  #rowsOf(detected: DetectedLayout, options: CandleFileOptions): Iterable<CandleRow> | AsyncIterable<CandleRow> {
     const summary = this.#emptySummary(detected.layout);
     this.#summary = summary;
-    const checks = new RowChecks(this.file, detected.layout, this.#options, summary, (period, unit, held) => this.#checkPeriod(period, detected.layout, unit, held));
+    const checks = new RowChecks(this.file, detected.layout, options, summary, (period, unit, held) => this.#checkPeriod(period, detected.layout, unit, held));
     if (detected.layout === 'freqtrade-json') return checkedAsync(readFreqtradeJson(this.file), checks);
     return this.#lineRows(detected as LineLayout, summary, checks);
   }

@@ -44,7 +44,8 @@ export function emptySummary(file: string, layout: FileLayout, periodMs: number 
 
 const DEFAULT_MAX_BAD_ROWS = 100;
 const DEFAULT_INFER_ROWS = 16;
-const DEFAULT_KEEP = 50;
+/** How many bad rows and gaps a summary keeps as samples unless `keepDiagnostics` says. */
+export const DEFAULT_KEEP = 50;
 const DAY_MS = 86_400_000;
 const NONE: readonly CandleRow[] = [];
 

@@ -43,6 +43,14 @@ export interface CandleRow {
   readonly closeFp9?: bigint | undefined;
 }
 
+/**
+ * A row as a replay reads it: its time, line and prices as fp9 integers, with the texts only where the
+ * integers are missing (a price of more than 9 decimals). A `CandleRow` is one; so is a row from the
+ * rows cache (row-cache.ts), which keeps no texts.
+ */
+export type ReplayRow = Pick<CandleRow, 'time' | 'line' | 'openFp9' | 'highFp9' | 'lowFp9' | 'closeFp9'> &
+  Partial<Pick<CandleRow, 'open' | 'high' | 'low' | 'close'>>;
+
 /** One recorded market snapshot (see `snapshots.ts` for the file format). */
 export interface SnapshotRow {
   readonly asset: string;

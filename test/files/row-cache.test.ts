@@ -1,0 +1,219 @@
+/**
+ * The rows cache (src/feed/files/row-cache.ts): a replay's second read of a file gives what its first
+ * gave, from numbers kept on disk, and nothing stale, partial or foreign is ever read back.
+ */
+import { chmodSync, copyFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { backtestOptions, buildScenario } from '../../src/cli/backtest-run.js';
+import { DataFileError, readCandleFile, type CandleFileOptions, type Diagnostic, type ReadSummary } from '../../src/feed/files/index.js';
+import type { ReplayRow } from '../../src/feed/files/types.js';
+import { buildReportJson } from '../../src/report/report-json.js';
+import { runBacktest } from '../../src/runtime/backtest.js';
+import { COINBASE_BTC_1H, ORCL_1D } from '../data.js';
+import { tempDir } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const HEADER = 'timestamp_ms,open,high,low,close,volume\n';
+/** Bad rows among the rows the period is inferred from and later, a gap, a duplicate, a bad last line. */
+const MIXED =
+  HEADER +
+  '1600000000000,10,11,9,10.5,1\n' +
+  '1600000060000,10,11,9\n' +
+  '1600000120000,10.25,11,9,10,2\n' +
+  '1600000180000,10,9.5,9,10,1\n' +
+  '1600000240000,10,12.125,9,11,1\n' +
+  '1600000600000,11,12,10.000000001,11.5,1\n' +
+  '1600000600000,11,12,10,11.5,1\n' +
+  '1600000660000,11.5,13,11,12.75,3\n' +
+  'not a row\n';
+
+let cacheDir: string;
+let saved: { dir: string | undefined; off: string | undefined };
+beforeEach(() => {
+  saved = { dir: process.env['PROPBOT_CACHE_DIR'], off: process.env['PROPBOT_ROWS_CACHE'] };
+  cacheDir = path.join(tmp.dir, `cache-${Math.random().toString(36).slice(2)}`);
+  process.env['PROPBOT_CACHE_DIR'] = cacheDir;
+  delete process.env['PROPBOT_ROWS_CACHE'];
+});
+afterEach(() => {
+  for (const [k, v] of [['PROPBOT_CACHE_DIR', saved.dir], ['PROPBOT_ROWS_CACHE', saved.off]] as const) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+});
+
+const entries = (): string[] => {
+  try {
+    return readdirSync(path.join(cacheDir, 'rows'));
+  } catch {
+    return [];
+  }
+};
+
+interface Read {
+  /** Rows and diagnostics in the order the read gave them. */
+  readonly events: Array<{ row: Pick<ReplayRow, 'time' | 'line' | 'openFp9' | 'highFp9' | 'lowFp9' | 'closeFp9'> } | { diagnostic: Diagnostic }>;
+  readonly summary: ReadSummary;
+  /** Whether the rows carried their texts (a text read) or not (the cache). */
+  readonly texts: boolean;
+}
+
+async function replayRead(file: string, options: CandleFileOptions = {}, stopAfter = Number.POSITIVE_INFINITY): Promise<Read> {
+  const events: Read['events'] = [];
+  const reader = readCandleFile(file, { ...options, onDiagnostic: (d) => events.push({ diagnostic: d }) });
+  const rows = (await reader.openReplay()) as Iterable<ReplayRow>;
+  let texts = false;
+  let n = 0;
+  for (const r of rows) {
+    texts ||= r.open !== undefined;
+    events.push({ row: { time: r.time, line: r.line, openFp9: r.openFp9, highFp9: r.highFp9, lowFp9: r.lowFp9, closeFp9: r.closeFp9 } });
+    if (++n >= stopAfter) break;
+  }
+  return { events, summary: structuredClone(reader.summary), texts };
+}
+
+describe('rows cache', () => {
+  it.each([
+    ['bad rows, a gap, a duplicate and a bad last line', () => tmp.write('mixed.csv', MIXED)],
+    ['a newest-first CryptoDataDownload file (shipped, 20k hourly rows)', () => COINBASE_BTC_1H],
+    ['daily rows with weekend session breaks (shipped)', () => ORCL_1D],
+  ])('gives a second read what the first gave, from the cache: %s', async (_name, fileOf) => {
+    const file = fileOf();
+    const first = await replayRead(file);
+    expect(first.texts).toBe(true);
+    expect(entries()).toHaveLength(1);
+    const second = await replayRead(file);
+    expect(second.texts).toBe(false);
+    expect(second.events).toEqual(first.events);
+    expect(second.summary).toEqual(first.summary);
+    // …and the text read's, through the public reader, to the row.
+    const reader = readCandleFile(file);
+    const plain: Array<Pick<ReplayRow, 'time' | 'line' | 'openFp9' | 'highFp9' | 'lowFp9' | 'closeFp9'>> = [];
+    for (const r of (await reader.open()) as Iterable<ReplayRow>) plain.push({ time: r.time, line: r.line, openFp9: r.openFp9, highFp9: r.highFp9, lowFp9: r.lowFp9, closeFp9: r.closeFp9 });
+    expect(second.events.flatMap((e) => ('row' in e ? [e.row] : []))).toEqual(plain);
+  });
+
+  it('reports each diagnostic before the same row as the text read, and a trailing one after the last', async () => {
+    const file = tmp.write(
+      'order.csv',
+      HEADER +
+        '1600000000000,10,11,9,10,1\n' + // 2
+        '1600000060000,10,11\n' + // 3 bad, while the period is inferred
+        '1600000060000,10,11,9,10,1\n' + // 4
+        '1600000120000,10,11,9,10,1\n' + // 5: the third row, the period is known
+        '1600000180000,10,9,9,10,1\n' + // 6 bad: high below open
+        '1600000600000,10,11,9,10,1\n' + // 7 after a gap
+        '1600000600000,10,11,9,10,1\n' + // 8 duplicate
+        '1600000660000,10,11,9,10,1\n' + // 9
+        'not a row\n', // 10
+    );
+    const first = await replayRead(file, { inferFromRows: 3 });
+    const second = await replayRead(file, { inferFromRows: 3 });
+    expect(second.texts).toBe(false);
+    const order = (r: Read): string[] => r.events.map((e) => ('row' in e ? `row ${e.row.line}` : `${e.diagnostic.kind} ${e.diagnostic.line}`));
+    expect(order(first)).toEqual(['bad_row 3', 'row 2', 'row 4', 'row 5', 'bad_row 6', 'gap 7', 'row 7', 'bad_row 8', 'row 9', 'bad_row 10']);
+    expect(order(second)).toEqual(order(first));
+    expect(second.events.every((e) => 'row' in e || e.diagnostic.file === file)).toBe(true);
+  });
+
+  it('reads a changed file again, and replaces its entry', async () => {
+    const file = tmp.write('changed.csv', MIXED);
+    await replayRead(file);
+    expect(entries()).toHaveLength(1);
+    // Same size, one price different.
+    writeFileSync(file, MIXED.replace('12.75', '12.70'));
+    const changed = await replayRead(file);
+    expect(changed.texts).toBe(true);
+    const closes = changed.events.flatMap((e) => ('row' in e ? [e.row.closeFp9] : []));
+    expect(closes.at(-1)).toBe(12_700_000_000n);
+    const again = await replayRead(file);
+    expect(again.texts).toBe(false);
+    expect(again.events).toEqual(changed.events);
+    expect(entries()).toHaveLength(1);
+  });
+
+  it('keeps a copy of the file at another path apart, and a read with other options apart', async () => {
+    const file = tmp.write('one.csv', MIXED);
+    await replayRead(file);
+    const copy = path.join(tmp.dir, 'copy.csv');
+    copyFileSync(file, copy);
+    expect((await replayRead(copy)).texts).toBe(true);
+    const fewer = await replayRead(file, { keepDiagnostics: 1 });
+    expect(fewer.texts).toBe(true);
+    expect(fewer.summary.badRowSamples).toHaveLength(1);
+    const fewerAgain = await replayRead(file, { keepDiagnostics: 1 });
+    expect(fewerAgain.texts).toBe(false);
+    expect(fewerAgain.summary).toEqual(fewer.summary);
+    expect(entries()).toHaveLength(3);
+  });
+
+  it('makes no entry of a read stopped early, and leaves no temporary file', async () => {
+    const file = tmp.write('stopped.csv', MIXED);
+    const part = await replayRead(file, {}, 2);
+    expect(part.events.filter((e) => 'row' in e)).toHaveLength(2);
+    expect(entries()).toEqual([]);
+    expect((await replayRead(file)).texts).toBe(true);
+    expect(entries()).toHaveLength(1);
+  });
+
+  it('makes no entry of a read that fails', async () => {
+    const file = tmp.write('refused.csv', HEADER + '1600000000000,1,1,1,1,1\n' + 'x\n'.repeat(5));
+    await expect(replayRead(file, { maxBadRows: 2 })).rejects.toBeInstanceOf(DataFileError);
+    expect(entries()).toEqual([]);
+  });
+
+  it('makes no entry of prices the fp9 integers cannot hold exactly as numbers', async () => {
+    const places = tmp.write('places.csv', HEADER + '1600000000000,10.0000000001,11,9,10,1\n1600000060000,10,11,9,10,1\n');
+    const huge = tmp.write('huge.csv', HEADER + '1600000000000,10000000,10000001,9999999,10000000.5,1\n1600000060000,10,11,9,10,1\n');
+    for (const file of [places, huge]) {
+      await replayRead(file);
+      expect((await replayRead(file)).texts).toBe(true);
+    }
+    expect(entries()).toEqual([]);
+  });
+
+  it('reads a damaged entry as no entry, and writes it again', async () => {
+    const file = tmp.write('damaged.csv', MIXED);
+    const first = await replayRead(file);
+    const entry = path.join(cacheDir, 'rows', entries()[0]!);
+    truncateSync(entry, statSync(entry).size - 10);
+    const damaged = await replayRead(file);
+    expect(damaged.texts).toBe(true);
+    expect(damaged.events).toEqual(first.events);
+    expect((await replayRead(file)).texts).toBe(false);
+  });
+
+  it('is off with PROPBOT_ROWS_CACHE=off, and unused in a folder others may write', async () => {
+    const file = tmp.write('off.csv', MIXED);
+    process.env['PROPBOT_ROWS_CACHE'] = 'off';
+    await replayRead(file);
+    expect((await replayRead(file)).texts).toBe(true);
+    expect(entries()).toEqual([]);
+    delete process.env['PROPBOT_ROWS_CACHE'];
+    await replayRead(file);
+    expect(entries()).toHaveLength(1);
+    chmodSync(path.join(cacheDir, 'rows'), 0o777);
+    expect((await replayRead(file)).texts).toBe(true);
+  });
+
+  it('gives a backtest over a whole file the same report with its rows from the cache', async () => {
+    const report = async (): Promise<string> => {
+      const scenario = buildScenario(undefined, { strategy: 'sma-cross', data: [`BTC=${COINBASE_BTC_1H}`], params: { period: '4h' } });
+      const { result } = await runBacktest({ ...backtestOptions(scenario), keepPrices: false });
+      const { perf: _perf, ...json } = buildReportJson(result);
+      return JSON.stringify(json);
+    };
+    const first = await report();
+    expect(entries()).toHaveLength(1);
+    const second = await report();
+    let at = 0;
+    while (at < first.length && first[at] === second[at]) at += 1;
+    // The first difference with some context, not two whole reports.
+    expect(second.slice(Math.max(0, at - 80), at + 80)).toBe(first.slice(Math.max(0, at - 80), at + 80));
+    expect(second.length).toBe(first.length);
+    expect(JSON.parse(first).fills.length).toBeGreaterThan(10);
+  });
+});
