@@ -4,8 +4,12 @@
  * fresh process (bench/backtest-child.mjs), every figure the median of BENCH_RUNS runs (default 3),
  * with the lowest and highest run beside it (`min`, `max`: how much the machine moved meanwhile):
  *   backtest.sma-cross              candles/s inside the run (replay, engine, feed, candle builder,
- *                                   strategy, guard, executor; 4 price steps per candle)
+ *                                   strategy, guard, executor; 4 price steps per candle), the file's
+ *                                   text read and parsed in the run (PROPBOT_ROWS_CACHE=off: a first run)
  *   backtest.sma-cross.wall-ms      the whole process, start to report written
+ *   backtest.sma-cross.rows-cached, .rows-cached.cpu, .rows-cached.wall-ms
+ *                                   the same with the rows cache holding the file (any run after the
+ *                                   first over the same file as it is: src/feed/files/row-cache.ts)
  *   backtest.startup-ms             start to the first candle replayed (Node, propbot, the TS plugin)
  *   backtest.startup-cpu-ms         the CPU time of that start-up (all threads of the process)
  *   node.startup-ms                 the same clock for a bare `node -e`: the floor on this machine
@@ -28,6 +32,8 @@
  *                                   the same grid over the 1-minute month (15m SMA, as the backtest
  *                                   above): a run of ~0.4 s instead of ~0.1 s, so each worker's JIT
  *                                   warm-up (its first runs take 2–5× longer) weighs less
+ * Every process uses a cache folder of its own (PROPBOT_CACHE_DIR in a temporary folder): the sweeps
+ * find the month's rows cached by the backtests before them, as a user's would after one backtest.
  * Every process here starts Node with the options of bin/propbot.js's first line (bench/cli-node.ts),
  * as an installed `propbot` does: V8's helper threads sized to the machine.
  * On a machine shared with other work the wall-clock figures measure the neighbours too, so the CPU
@@ -128,25 +134,34 @@ function sweeps(name: string, base: SweepBase, n: number, tmp: string): void {
 export async function run(): Promise<void> {
   const n = runs();
   const tmp = mkdtempSync(path.join(tmpdir(), 'pb-bench-'));
+  const cacheDir = process.env['PROPBOT_CACHE_DIR'];
   try {
     const [file, period] = existsSync(shared) ? [shared, '15m'] : [shipped, '1h'];
-    const one = Array.from({ length: n }, () => backtest(file, period, tmp));
+    // The sweeps (spawned with process.env) use this cache folder too.
+    process.env['PROPBOT_CACHE_DIR'] = path.join(tmp, 'cache');
+    const textRead = { ...process.env, PROPBOT_ROWS_CACHE: 'off' };
+    const one = Array.from({ length: n }, () => backtest(file, period, tmp, textRead));
     reportRuns('backtest.sma-cross', one.map((r) => (r.candles * 1000) / r.runMs), 'candles/s');
     reportRuns('backtest.sma-cross.cpu', one.map((r) => (r.candles * 1000) / r.runCpuMs), 'candles/cpu-s');
     reportRuns('backtest.sma-cross.wall-ms', one.map((r) => r.wallMs), 'ms');
     reportRuns('backtest.sma-cross.cpu-ms', one.map((r) => r.cpuMs), 'cpu-ms');
+    backtest(file, period, tmp); // the first run over the file with the cache on: it writes the entry
+    const cached = Array.from({ length: n }, () => backtest(file, period, tmp));
+    reportRuns('backtest.sma-cross.rows-cached', cached.map((r) => (r.candles * 1000) / r.runMs), 'candles/s');
+    reportRuns('backtest.sma-cross.rows-cached.cpu', cached.map((r) => (r.candles * 1000) / r.runCpuMs), 'candles/cpu-s');
+    reportRuns('backtest.sma-cross.rows-cached.wall-ms', cached.map((r) => r.wallMs), 'ms');
     reportRuns('backtest.startup-ms', one.map((r) => r.startupMs), 'ms');
     reportRuns('backtest.startup-cpu-ms', one.map((r) => r.startupCpuMs), 'cpu-ms');
     reportRuns('node.startup-ms', Array.from({ length: n }, () => bareNode()), 'ms');
     const clean = withoutExtraCa();
     if (clean !== undefined) {
-      reportRuns('backtest.startup-ms.no-extra-ca', Array.from({ length: n }, () => backtest(file, period, tmp, clean).startupMs), 'ms');
+      reportRuns('backtest.startup-ms.no-extra-ca', Array.from({ length: n }, () => backtest(file, period, tmp, { ...clean, PROPBOT_ROWS_CACHE: 'off' }).startupMs), 'ms');
       reportRuns('node.startup-ms.no-extra-ca', Array.from({ length: n }, () => bareNode(clean)), 'ms');
     }
     reportRuns('backtest.sma-cross.peak-rss', one.map((r) => r.peakRssMb), 'MB');
     if (file === shared) {
       const four = fourTimes(shared, tmp);
-      const big = Array.from({ length: n }, () => backtest(four, period, tmp));
+      const big = Array.from({ length: n }, () => backtest(four, period, tmp, textRead));
       reportRuns('backtest.sma-cross-4x.peak-rss', big.map((r) => r.peakRssMb), 'MB');
       // The goal is on the ratio: each 4x run against the month's median (min and max are theirs).
       const month = median(one.map((r) => r.peakRssMb));
@@ -156,6 +171,8 @@ export async function run(): Promise<void> {
     if (file === shared) sweeps('sweep.month', ['--strategy', 'sma-cross', '--data', `BTC=${shared}`, '--param', 'period=15m'], n, tmp);
     else process.stdout.write(`sweep.month skipped: needs ${path.relative(root, shared)}\n`);
   } finally {
+    if (cacheDir === undefined) delete process.env['PROPBOT_CACHE_DIR'];
+    else process.env['PROPBOT_CACHE_DIR'] = cacheDir;
     rmSync(tmp, { recursive: true, force: true });
   }
 }
