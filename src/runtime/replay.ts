@@ -199,9 +199,14 @@ export class TickInterleaver {
     while (n < pending.length && pending[n]!.time < before) n += 1;
     if (n === pending.length) {
       const spare = this.#spare;
-      // The steps the last such release handed out have been played since.
-      if (this.#reuse) for (let i = 0; i < spare.length; i += 1) this.#free.push(spare[i]!);
-      spare.length = 0;
+      // The steps the last such release handed out have been played since. Emptied by pop, not by
+      // `length = 0`, which drops the array's backing store and makes the next push allocate a new
+      // one: 144 bytes a row, ~6 MB of the month's garbage.
+      const free = this.#free;
+      while (spare.length > 0) {
+        const step = spare.pop()!;
+        if (this.#reuse) free.push(step);
+      }
       this.#pending = spare;
       this.#spare = pending;
       return pending;
