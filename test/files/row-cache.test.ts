@@ -2,11 +2,13 @@
  * The rows cache (src/feed/files/row-cache.ts): a replay's second read of a file gives what its first
  * gave, from numbers kept on disk, and nothing stale, partial or foreign is ever read back.
  */
-import { chmodSync, copyFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backtestOptions, buildScenario } from '../../src/cli/backtest-run.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { DataFileError, readCandleFile, type CandleFileOptions, type Diagnostic, type ReadSummary } from '../../src/feed/files/index.js';
+import { pruneRowCache } from '../../src/feed/files/row-cache.js';
 import type { ReplayRow } from '../../src/feed/files/types.js';
 import { buildReportJson } from '../../src/report/report-json.js';
 import { runBacktest } from '../../src/runtime/backtest.js';
@@ -39,6 +41,7 @@ beforeEach(() => {
   delete process.env['PROPBOT_ROWS_CACHE'];
 });
 afterEach(() => {
+  delete process.env['PROPBOT_ROWS_CACHE_MAX_BYTES'];
   for (const [k, v] of [['PROPBOT_CACHE_DIR', saved.dir], ['PROPBOT_ROWS_CACHE', saved.off]] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
@@ -197,6 +200,60 @@ describe('rows cache', () => {
     expect(entries()).toHaveLength(1);
     chmodSync(path.join(cacheDir, 'rows'), 0o777);
     expect((await replayRead(file)).texts).toBe(true);
+  });
+
+  it('keeps the entries within PROPBOT_ROWS_CACHE_MAX_BYTES, dropping the one used longest ago, and a dead writer\'s file', async () => {
+    const [a, b, c] = ['a.csv', 'b.csv', 'c.csv'].map((n) => tmp.write(`cap-${n}`, MIXED)) as [string, string, string];
+    await replayRead(a);
+    const entryOf = (): string[] => entries().map((e) => path.join(cacheDir, 'rows', e));
+    const [entryA] = entryOf();
+    const size = statSync(entryA!).size;
+    process.env['PROPBOT_ROWS_CACHE_MAX_BYTES'] = String(2 * size + size / 2);
+    await replayRead(b);
+    const entryB = entryOf().find((e) => e !== entryA)!;
+    const now = Date.now() / 1000;
+    utimesSync(entryA!, now - 200, now - 200);
+    utimesSync(entryB, now - 100, now - 100);
+    // A is used again (from the cache): B is now the one used longest ago.
+    expect((await replayRead(a)).texts).toBe(false);
+    const dead = path.join(cacheDir, 'rows', 'x.rows.1.dead.tmp');
+    const writing = path.join(cacheDir, 'rows', 'y.rows.2.live.tmp');
+    writeFileSync(dead, 'partial');
+    writeFileSync(writing, 'partial');
+    utimesSync(dead, now - 7200, now - 7200);
+    const before = new Set(entryOf());
+    await replayRead(c);
+    const entryC = entryOf().find((e) => !before.has(e))!;
+    expect(entryC).toMatch(/\.rows$/);
+    expect(entryOf().sort()).toEqual([entryA!, entryC, writing].sort());
+    expect((await replayRead(a)).texts).toBe(false);
+    expect((await replayRead(b)).texts).toBe(true);
+  });
+
+  it('prunes the entries used longest ago first, whatever their names', () => {
+    const folder = path.join(cacheDir, 'prune');
+    mkdirSync(folder, { recursive: true });
+    const now = Date.now() / 1000;
+    // Names in no relation to their ages: f, a, d, b, e, c from the newest to the oldest use.
+    const byAge = ['f', 'a', 'd', 'b', 'e', 'c'].map((n, i) => {
+      const file = path.join(folder, `${n}.rows`);
+      writeFileSync(file, Buffer.alloc(1000));
+      utimesSync(file, now - 10 * i, now - 10 * i);
+      return file;
+    });
+    // Kept: the entry just written (the oldest here) and the two used last.
+    pruneRowCache(byAge[5]!, 3000);
+    expect(readdirSync(folder).sort()).toEqual(['a.rows', 'c.rows', 'f.rows']);
+  });
+
+  it('names the variable when PROPBOT_ROWS_CACHE or PROPBOT_ROWS_CACHE_MAX_BYTES is not a value it takes', async () => {
+    const file = tmp.write('env.csv', MIXED);
+    process.env['PROPBOT_ROWS_CACHE'] = 'sometimes';
+    await expect(replayRead(file)).rejects.toThrow(ConfigError);
+    await expect(replayRead(file)).rejects.toThrow(/PROPBOT_ROWS_CACHE: expected on or off, got "sometimes"/);
+    process.env['PROPBOT_ROWS_CACHE'] = 'ON';
+    process.env['PROPBOT_ROWS_CACHE_MAX_BYTES'] = '1 GiB';
+    await expect(replayRead(file)).rejects.toThrow(/PROPBOT_ROWS_CACHE_MAX_BYTES: expected a whole number of bytes, got "1 GiB"/);
   });
 
   it('gives a backtest over a whole file the same report with its rows from the cache', async () => {

@@ -17,14 +17,16 @@
  * change times to the nanosecond (a write changes the change time, which no tool can set back), the
  * options, the format and the byte order; an entry whose key differs is not used. The folder must be
  * this user's and writable by no one else (rows read from it become prices). Entries are written
- * under a temporary name and renamed into place, so a reader sees a whole entry or none.
- * `PROPBOT_ROWS_CACHE=off` turns the cache off.
+ * under a temporary name and renamed into place, so a reader sees a whole entry or none. The entries
+ * take at most `PROPBOT_ROWS_CACHE_MAX_BYTES` together (1 GiB unless set; ~48 bytes a row, less than
+ * the text): after each write the ones used longest ago go. `PROPBOT_ROWS_CACHE=off` turns the cache off.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type BigIntStats, closeSync, fstatSync, lstatSync, mkdirSync, openSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { type BigIntStats, closeSync, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { endianness } from 'node:os';
 import path from 'node:path';
 import { emptySummary, type MutableSummary } from './row-checks.js';
+import { ConfigError } from '../../core/errors.js';
 import { dataCacheDir } from './remote.js';
 import type { CandleFileOptions, Diagnostic, FileLayout, ReadSummary, ReplayRow } from './types.js';
 
@@ -41,6 +43,9 @@ const BLOCK_ROWS = 1365;
 const MAX_FP9 = BigInt(Number.MAX_SAFE_INTEGER);
 /** More diagnostics than this and the read is not cached (they are held in memory until the end). */
 const MAX_DIAGNOSTICS = 100_000;
+const DEFAULT_MAX_BYTES = 1024 ** 3;
+/** A temporary file older than this is a writer's that died (a killed process): removed when the folder is pruned. */
+const STALE_TEMP_MS = 3_600_000;
 
 interface Trailer {
   readonly key: string;
@@ -55,11 +60,30 @@ interface Trailer {
 export interface RowCacheSlot {
   readonly path: string;
   readonly key: string;
+  /** What the folder's entries may take together (`rowCacheMaxBytes`). */
+  readonly maxBytes: number;
+}
+
+/** Whether `PROPBOT_ROWS_CACHE` turns the cache off (`off`); on when unset, empty or `on`. */
+export function rowCacheOn(env: NodeJS.ProcessEnv = process.env): boolean {
+  const text = (env['PROPBOT_ROWS_CACHE'] ?? '').trim().toLowerCase();
+  if (text === '' || text === 'on') return true;
+  if (text === 'off') return false;
+  throw new ConfigError('PROPBOT_ROWS_CACHE', `expected on or off, got ${JSON.stringify(env['PROPBOT_ROWS_CACHE'])}`);
+}
+
+/** `$PROPBOT_ROWS_CACHE_MAX_BYTES` (a whole number of bytes), else 1 GiB: what the entries may take together. */
+export function rowCacheMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env['PROPBOT_ROWS_CACHE_MAX_BYTES'];
+  if (text === undefined || text.trim() === '') return DEFAULT_MAX_BYTES;
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < 1) throw new ConfigError('PROPBOT_ROWS_CACHE_MAX_BYTES', `expected a whole number of bytes, got ${JSON.stringify(text)}`);
+  return n;
 }
 
 /** The cache folder, made if missing; null when turned off, or when it is not a folder of this user's that only they can write. */
 export function rowCacheFolder(env: NodeJS.ProcessEnv = process.env): string | null {
-  if ((env['PROPBOT_ROWS_CACHE'] ?? '').toLowerCase() === 'off') return null;
+  if (!rowCacheOn(env)) return null;
   const base = dataCacheDir(env);
   const folder = path.join(base, 'rows');
   const uid = process.getuid?.();
@@ -75,6 +99,7 @@ export function rowCacheFolder(env: NodeJS.ProcessEnv = process.env): string | n
 
 /** The slot of `file` (its real path and state now) read with `options` as `layout`. */
 export function rowCacheSlot(file: string, layout: FileLayout, options: CandleFileOptions, env: NodeJS.ProcessEnv = process.env): RowCacheSlot | undefined {
+  const maxBytes = rowCacheMaxBytes(env);
   const folder = rowCacheFolder(env);
   if (folder === null) return undefined;
   let real: string;
@@ -89,7 +114,39 @@ export function rowCacheSlot(file: string, layout: FileLayout, options: CandleFi
   const read = [layout, options.layout ?? null, options.periodMs ?? null, options.inferFromRows ?? null, options.maxBadRows ?? null, options.keepDiagnostics ?? null];
   const name = createHash('sha256').update(JSON.stringify([FORMAT, real, read])).digest('hex').slice(0, 40);
   const key = JSON.stringify([FORMAT, endianness(), real, read, String(st.size), String(st.dev), String(st.ino), String(st.mtimeNs), String(st.ctimeNs)]);
-  return { path: path.join(folder, `${name}.rows`), key };
+  return { path: path.join(folder, `${name}.rows`), key, maxBytes };
+}
+
+/**
+ * Keeps the folder of `kept` within `maxBytes`: removes the entries used longest ago (an entry's
+ * modification time is set when it is used) until the rest fit, never `kept` itself, and temporary
+ * files a dead writer left. Failures leave the folder as it is.
+ */
+export function pruneRowCache(kept: string, maxBytes: number, now = Date.now()): void {
+  const folder = path.dirname(kept);
+  try {
+    const entries: Array<{ file: string; size: number; usedAt: number }> = [];
+    let total = 0;
+    for (const name of readdirSync(folder)) {
+      const file = path.join(folder, name);
+      const st = statSync(file);
+      if (name.endsWith('.tmp')) {
+        if (now - st.mtimeMs > STALE_TEMP_MS) unlinkSync(file);
+        continue;
+      }
+      if (!name.endsWith('.rows')) continue;
+      total += st.size;
+      if (file !== kept) entries.push({ file, size: st.size, usedAt: st.mtimeMs });
+    }
+    entries.sort((a, b) => a.usedAt - b.usedAt);
+    for (const e of entries) {
+      if (total <= maxBytes) break;
+      unlinkSync(e.file);
+      total -= e.size;
+    }
+  } catch {
+    // another process pruning at the same time, or the folder gone: the next write prunes again
+  }
 }
 
 /**
@@ -182,7 +239,9 @@ export class RowCacheWriter {
       renameSync(this.#temp, this.#slot.path);
     } catch {
       this.abandon();
+      return;
     }
+    pruneRowCache(this.#slot.path, this.#slot.maxBytes);
   }
 
   /** The read stopped early or failed, or the rows can not be cached: no entry. */
@@ -248,6 +307,13 @@ export function cachedRows(
   } catch {
     closeSync(fd);
     return undefined;
+  }
+  try {
+    // Used now: the last to go when the folder is pruned.
+    const now = new Date();
+    futimesSync(fd, now, now);
+  } catch {
+    // a read-only cache is still a cache
   }
   const summary = emptySummary(file, layout, trailer.summary.periodMs);
   summary.order = trailer.summary.order;
