@@ -16,7 +16,12 @@ const out = mkdtempSync(path.join(tmpdir(), 'propbot-code-cache-'));
 try {
   const { runCli } = await import('../dist/cli/main.js');
   const data = path.join(root, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
+  // The run's own cache folder (its rows cache): a build leaves nothing in the user's.
+  const cacheDir = process.env.PROPBOT_CACHE_DIR;
+  process.env.PROPBOT_CACHE_DIR = path.join(out, 'cache');
   const code = await runCli(['backtest', '--strategy', 'sma-cross', '--data', `BTC=${data}`, '--param', 'period=1h', '--from', '2019-01-01', '--to', '2019-03-01', '--out', out]);
+  if (cacheDir === undefined) delete process.env.PROPBOT_CACHE_DIR;
+  else process.env.PROPBOT_CACHE_DIR = cacheDir;
   if (code !== 0) throw new Error(`the backtest that makes the code cache failed (exit ${code})`);
   const { writeCodeCache } = await import('../dist/core/bundle-loader.js');
   delete process.env.PROPBOT_CODE_CACHE;
