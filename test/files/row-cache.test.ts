@@ -2,7 +2,7 @@
  * The rows cache (src/feed/files/row-cache.ts): a replay's second read of a file gives what its first
  * gave, from numbers kept on disk, and nothing stale, partial or foreign is ever read back.
  */
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backtestOptions, buildScenario } from '../../src/cli/backtest-run.js';
@@ -153,12 +153,27 @@ describe('rows cache', () => {
     expect(entries()).toHaveLength(3);
   });
 
-  it('makes no entry of a read stopped early, and leaves no temporary file', async () => {
+  it('keeps the rows of a read stopped early as a prefix, and goes on past it with the text read', async () => {
     const file = tmp.write('stopped.csv', MIXED);
-    const part = await replayRead(file, {}, 2);
-    expect(part.events.filter((e) => 'row' in e)).toHaveLength(2);
-    expect(entries()).toEqual([]);
-    expect((await replayRead(file)).texts).toBe(true);
+    const whole = await replayRead(file, { inferFromRows: 2 });
+    rmSync(path.join(cacheDir, 'rows'), { recursive: true });
+    const part = await replayRead(file, { inferFromRows: 2 }, 3);
+    expect(part.events.filter((e) => 'row' in e)).toHaveLength(3);
+    expect(entries()).toHaveLength(1);
+    expect(entries()[0]).toMatch(/\.rows$/);
+    // A read that stops inside the prefix reads it from the cache.
+    const again = await replayRead(file, { inferFromRows: 2 }, 3);
+    expect(again.texts).toBe(false);
+    expect(again.events).toEqual(part.events);
+    // One that goes on: the same rows and diagnostics, each once, as a read without the cache.
+    const longer = await replayRead(file, { inferFromRows: 2 });
+    expect(longer.texts).toBe(true);
+    expect(longer.events).toEqual(whole.events);
+    expect(longer.summary).toEqual(whole.summary);
+    // …and it left the whole file's entry.
+    const last = await replayRead(file, { inferFromRows: 2 });
+    expect(last.texts).toBe(false);
+    expect(last.events).toEqual(whole.events);
     expect(entries()).toHaveLength(1);
   });
 
@@ -256,21 +271,35 @@ describe('rows cache', () => {
     await expect(replayRead(file)).rejects.toThrow(/PROPBOT_ROWS_CACHE_MAX_BYTES: expected a whole number of bytes, got "1 GiB"/);
   });
 
-  it('gives a backtest over a whole file the same report with its rows from the cache', async () => {
-    const report = async (): Promise<string> => {
-      const scenario = buildScenario(undefined, { strategy: 'sma-cross', data: [`BTC=${COINBASE_BTC_1H}`], params: { period: '4h' } });
+  it('gives backtests over a whole file and over ranges the same reports with their rows from the cache', async () => {
+    const report = async (range: { from?: number; to?: number } = {}): Promise<string> => {
+      const scenario = buildScenario(undefined, { strategy: 'sma-cross', data: [`BTC=${COINBASE_BTC_1H}`], params: { period: '4h' }, ...range });
       const { result } = await runBacktest({ ...backtestOptions(scenario), keepPrices: false });
       const { perf: _perf, ...json } = buildReportJson(result);
       return JSON.stringify(json);
     };
-    const first = await report();
+    /** The first difference with some context, not two whole reports. */
+    const same = (got: string, want: string): void => {
+      let at = 0;
+      while (at < want.length && want[at] === got[at]) at += 1;
+      expect(got.slice(Math.max(0, at - 80), at + 80)).toBe(want.slice(Math.max(0, at - 80), at + 80));
+      expect(got.length).toBe(want.length);
+    };
+    const range = { from: Date.parse('2018-01-01T00:00:00Z'), to: Date.parse('2018-07-01T00:00:00Z') };
+    process.env['PROPBOT_ROWS_CACHE'] = 'off';
+    const [wholeText, rangeText] = [await report(), await report(range)];
+    expect(entries()).toEqual([]);
+    delete process.env['PROPBOT_ROWS_CACHE'];
+    // A range first: its read stops in 2018 and leaves a prefix entry, which the same range then reads.
+    same(await report(range), rangeText);
     expect(entries()).toHaveLength(1);
-    const second = await report();
-    let at = 0;
-    while (at < first.length && first[at] === second[at]) at += 1;
-    // The first difference with some context, not two whole reports.
-    expect(second.slice(Math.max(0, at - 80), at + 80)).toBe(first.slice(Math.max(0, at - 80), at + 80));
-    expect(second.length).toBe(first.length);
-    expect(JSON.parse(first).fills.length).toBeGreaterThan(10);
+    same(await report(range), rangeText);
+    // The whole file goes on past the prefix, then finds the whole file's entry.
+    same(await report(), wholeText);
+    same(await report(), wholeText);
+    same(await report(range), rangeText);
+    expect(entries()).toHaveLength(1);
+    expect(JSON.parse(wholeText).fills.length).toBeGreaterThan(10);
+    expect(JSON.parse(rangeText).fills.length).toBeGreaterThan(5);
   });
 });

@@ -6,7 +6,7 @@ import { DataFileError } from './errors.js';
 import { readFreqtradeJson } from './freqtrade-json.js';
 import { detectLayout, parseSnapshotLine, snapshotAsCandle, UNIT_NAMES, type DetectedLayout, type LineLayout } from './layouts.js';
 import { countLines, readLinesBackward, readLinesForward } from './lines.js';
-import { cachedRows, RecordingRows, RowCacheWriter, rowCacheSlot } from './row-cache.js';
+import { cachedRows, RecordingRows, RowCacheWriter, rowCacheSlot, type RowCacheSlot } from './row-cache.js';
 import { checkedAsync, checkedForward, checkedLines, checkedSync, DEFAULT_KEEP, emptySummary, RowChecks, type MutableSummary, type RawRow } from './row-checks.js';
 import type { CandleFileOptions, CandleRow, Diagnostic, FileLayout, ReadSummary, ReplayRow, TimeUnit } from './types.js';
 
@@ -82,20 +82,31 @@ export class CandleFileReader implements AsyncIterable<CandleRow> {
     if (detected.layout === 'freqtrade-json' || detected.layout === 'propbot-snapshots') return this.#rowsOf(detected, this.#options);
     const slot = rowCacheSlot(this.file, detected.layout, this.#options);
     if (slot === undefined) return this.#rowsOf(detected, this.#options);
-    const user = this.#options.onDiagnostic;
-    const cached = cachedRows(slot, this.file, detected.layout, this.#options.keepDiagnostics ?? DEFAULT_KEEP, user);
+    const keep = this.#options.keepDiagnostics ?? DEFAULT_KEEP;
+    const cached = cachedRows(slot, this.file, detected.layout, keep, this.#options.onDiagnostic, () => this.#recordedText(detected, slot));
     if (cached !== undefined) {
       this.#summary = cached.summary;
       return cached.rows;
     }
+    return this.#recordedText(detected, slot).rows;
+  }
+
+  /** A text read whose rows and diagnostics also fill the entry of `slot` (when one can be written); `quiet` holds the diagnostics back from `onDiagnostic`. */
+  #recordedText(detected: DetectedLayout, slot: RowCacheSlot): { rows: IterableIterator<CandleRow>; quiet(on: boolean): void } {
+    const user = this.#options.onDiagnostic;
     const writer = RowCacheWriter.start(slot);
-    if (writer === undefined) return this.#rowsOf(detected, this.#options);
+    let quiet = false;
     const onDiagnostic = (d: Diagnostic): void => {
-      writer.diagnostic(d);
-      user?.(d);
+      writer?.diagnostic(d);
+      if (!quiet) user?.(d);
     };
-    const rows = this.#rowsOf(detected, { ...this.#options, onDiagnostic }) as Iterable<CandleRow>;
-    return new RecordingRows(rows[Symbol.iterator](), writer, () => this.#summary);
+    const rows = (this.#rowsOf(detected, { ...this.#options, onDiagnostic }) as Iterable<CandleRow>)[Symbol.iterator]() as IterableIterator<CandleRow>;
+    return {
+      rows: writer === undefined ? rows : new RecordingRows(rows, writer, () => this.#summary),
+      quiet: (on) => {
+        quiet = on;
+      },
+    };
   }
 
   /** A read of `detected` with `options` from its start: the summary describes it from here on. */

@@ -8,8 +8,10 @@
  * prices as fp9 integers, in the same order, and every bad-row and gap diagnostic before the same row
  * as the text read reported it, with the summary growing as it did. It gives no texts (a `ReplayRow`,
  * not a `CandleRow`): a replay reads only the integers, and a file whose prices do not all fit them
- * (more than 9 decimals, or 2^53 fp9 and over) is not cached. Neither is a read that stopped early or
- * failed.
+ * (more than 9 decimals, or 2^53 fp9 and over) is not cached, nor is a read that failed. A read
+ * stopped early (a replay's range ended before the file did) keeps the rows it gave as a prefix entry:
+ * a later replay reads them from it and, if it goes on past them, reads the text from the start again,
+ * skips what the entry gave and records a longer entry.
  *
  * An entry is one file in `rows/` of the user's cache folder (`dataCacheDir()`), named for the data
  * file's real path and the read's options, so a changed file replaces its own entry instead of adding
@@ -50,6 +52,8 @@ const STALE_TEMP_MS = 3_600_000;
 interface Trailer {
   readonly key: string;
   readonly rows: number;
+  /** False for the rows a read had given when it was stopped: a prefix of the file's rows. */
+  readonly complete: boolean;
   /** The finished read's summary, without `file` (the path it is read by next time may differ). */
   readonly summary: Omit<ReadSummary, 'file' | 'badRowSamples' | 'gapSamples'>;
   /** Each diagnostic with the number of rows yielded before it, without `file`. */
@@ -215,17 +219,20 @@ export class RowCacheWriter {
     this.#diagnostics.push({ at: this.#rows, d: rest });
   }
 
-  /** The read ended: write the trailer and the header, and put the entry in place. */
-  finish(summary: ReadSummary): void {
+  /**
+   * The read ended (`complete`), or was stopped with its rows so far a prefix worth keeping: write the
+   * trailer and the header, and put the entry in place.
+   */
+  finish(summary: ReadSummary, complete = true): void {
     if (this.#fd === null) return;
-    if (summary.roundedRows > 0 || summary.rows !== this.#rows) {
+    if (summary.roundedRows > 0 || (complete ? summary.rows !== this.#rows : this.#rows === 0)) {
       this.abandon();
       return;
     }
     try {
       this.#flush();
       const { file: _file, badRowSamples: _b, gapSamples: _g, ...rest } = summary;
-      const trailer: Trailer = { key: this.#slot.key, rows: this.#rows, summary: rest, diagnostics: this.#diagnostics };
+      const trailer: Trailer = { key: this.#slot.key, rows: this.#rows, complete, summary: rest, diagnostics: this.#diagnostics };
       const at = HEADER_BYTES + this.#rows * ROW_BYTES;
       const text = Buffer.from(JSON.stringify(trailer), 'utf8');
       writeSync(this.#fd, text, 0, text.length, at);
@@ -285,6 +292,7 @@ export function cachedRows(
   layout: FileLayout,
   keep: number,
   onDiagnostic: ((d: Diagnostic) => void) | undefined,
+  resume: Resume,
 ): { rows: IterableIterator<ReplayRow>; summary: MutableSummary } | undefined {
   let fd: number;
   try {
@@ -303,7 +311,7 @@ export function cachedRows(
     const text = Buffer.alloc(size - at);
     if (readSync(fd, text, 0, text.length, at) !== text.length) throw new Error('not whole');
     trailer = JSON.parse(text.toString('utf8')) as Trailer;
-    if (trailer.key !== slot.key || trailer.rows !== rows || trailer.summary.layout !== layout) throw new Error('another key');
+    if (trailer.key !== slot.key || trailer.rows !== rows || trailer.summary.layout !== layout || typeof trailer.complete !== 'boolean') throw new Error('another key');
   } catch {
     closeSync(fd);
     return undefined;
@@ -318,8 +326,15 @@ export function cachedRows(
   const summary = emptySummary(file, layout, trailer.summary.periodMs);
   summary.order = trailer.summary.order;
   summary.timeUnit = trailer.summary.timeUnit;
-  return { rows: new CachedRows(fd, trailer, file, summary, keep, onDiagnostic), summary };
+  return { rows: new CachedRows(fd, trailer, file, summary, keep, onDiagnostic, resume), summary };
 }
+
+/**
+ * A text read of the file from its start, for a replay that goes on past a prefix entry's rows: its
+ * rows (recorded into a new entry where one can be written), and a switch that holds back its
+ * diagnostics while the prefix's rows are read again.
+ */
+export type Resume = () => { readonly rows: Iterator<ReplayRow>; quiet(on: boolean): void };
 
 /** The rows of an entry, a block of them read at a time; the file closes at the end or on `return`. */
 class CachedRows implements IterableIterator<ReplayRow> {
@@ -336,10 +351,16 @@ class CachedRows implements IterableIterator<ReplayRow> {
   #next = 0;
   #done = 0;
   #diag = 0;
+  readonly #complete: boolean;
+  readonly #resume: Resume;
+  /** The text read that goes on past a prefix entry's rows, once it has. */
+  #after: Iterator<ReplayRow> | undefined;
 
-  constructor(fd: number, trailer: Trailer, file: string, summary: MutableSummary, keep: number, onDiagnostic: ((d: Diagnostic) => void) | undefined) {
+  constructor(fd: number, trailer: Trailer, file: string, summary: MutableSummary, keep: number, onDiagnostic: ((d: Diagnostic) => void) | undefined, resume: Resume) {
     this.#fd = fd;
     this.#rows = trailer.rows;
+    this.#complete = trailer.complete;
+    this.#resume = resume;
     this.#diagnostics = trailer.diagnostics;
     this.#file = file;
     this.#summary = summary;
@@ -348,11 +369,13 @@ class CachedRows implements IterableIterator<ReplayRow> {
   }
 
   next(): IteratorResult<ReplayRow> {
+    if (this.#after !== undefined) return this.#after.next();
     const done = this.#done;
     if (this.#diag < this.#diagnostics.length && this.#diagnostics[this.#diag]!.at === done) this.#report(done);
     if (done === this.#rows) {
       this.#close();
-      return { value: undefined, done: true };
+      if (this.#complete) return { value: undefined, done: true };
+      return (this.#after = this.#textAfterPrefix()).next();
     }
     if (this.#next === this.#inBlock) this.#read();
     const b = this.#block;
@@ -374,13 +397,29 @@ class CachedRows implements IterableIterator<ReplayRow> {
     return { value: row, done: false };
   }
 
-  return(): IteratorResult<ReplayRow> {
+  return(value?: unknown): IteratorResult<ReplayRow> {
     this.#close();
-    return { value: undefined, done: true };
+    return this.#after?.return?.(value) ?? { value: undefined, done: true };
   }
 
   [Symbol.iterator](): IterableIterator<ReplayRow> {
     return this;
+  }
+
+  /**
+   * The text read from the file's start, past the rows this prefix entry gave (read again, their
+   * diagnostics already reported): the replay goes on where the entry ends, and the read fills a
+   * longer entry.
+   */
+  #textAfterPrefix(): Iterator<ReplayRow> {
+    const text = this.#resume();
+    text.quiet(true);
+    for (let i = 0; i < this.#rows; i += 1) {
+      const r = text.rows.next();
+      if (r.done === true) throw new Error(`${this.#file}: its rows cache entry holds more rows than the file (PROPBOT_ROWS_CACHE=off reads the file without it)`);
+    }
+    text.quiet(false);
+    return text.rows;
   }
 
   /** The diagnostics the text read reported after `at` rows, with the summary's counts as it kept them. */
@@ -423,7 +462,8 @@ class CachedRows implements IterableIterator<ReplayRow> {
 
 /**
  * The text read's rows as they go out, each also written to `writer`; the entry is put in place when
- * they end, and abandoned when the read fails or is stopped early.
+ * they end, or as a prefix entry when the read is stopped early (a replay's range ended, or the run
+ * was stopped), and abandoned when the read fails.
  */
 export class RecordingRows<R extends ReplayRow> implements IterableIterator<R> {
   readonly #inner: Iterator<R>;
@@ -450,7 +490,7 @@ export class RecordingRows<R extends ReplayRow> implements IterableIterator<R> {
   }
 
   return(value?: unknown): IteratorResult<R> {
-    this.#writer.abandon();
+    this.#writer.finish(this.#summary(), false);
     return this.#inner.return?.(value) ?? { value: undefined, done: true };
   }
 
