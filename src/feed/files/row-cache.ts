@@ -1,6 +1,6 @@
 /**
- * The rows cache: a candle file's checked rows, kept as numbers after a replay has read the whole file,
- * so the next replay of the same file (as it is now) reads numbers instead of parsing text again. A
+ * The rows cache: a candle file's checked rows, kept as numbers after a replay has read them, so the
+ * next replay of the same file (as it is now) reads numbers instead of parsing text again. A
  * fresh backtest of the 1-minute month spent ~50 of its ~310 ms in the text reader, cold code that
  * V8's one compile helper also has to optimise while the replay waits for it.
  *
@@ -27,9 +27,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type BigIntStats, closeSync, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { endianness } from 'node:os';
 import path from 'node:path';
-import { emptySummary, type MutableSummary } from './row-checks.js';
 import { ConfigError } from '../../core/errors.js';
 import { dataCacheDir } from './remote.js';
+import { emptySummary, type MutableSummary } from './row-checks.js';
 import type { CandleFileOptions, Diagnostic, FileLayout, ReadSummary, ReplayRow } from './types.js';
 
 /** Bumped whenever what a read yields for the same bytes could change (the readers' rules, this format). */
@@ -54,13 +54,13 @@ interface Trailer {
   readonly rows: number;
   /** False for the rows a read had given when it was stopped: a prefix of the file's rows. */
   readonly complete: boolean;
-  /** The finished read's summary, without `file` (the path it is read by next time may differ). */
+  /** The read's summary when it ended or was stopped, without `file` (the path it is read by next time may differ). */
   readonly summary: Omit<ReadSummary, 'file' | 'badRowSamples' | 'gapSamples'>;
   /** Each diagnostic with the number of rows yielded before it, without `file`. */
   readonly diagnostics: ReadonlyArray<{ readonly at: number; readonly d: Omit<Diagnostic, 'file'> }>;
 }
 
-/** Where an entry for `file` read with `options` lives and the key it must hold; undefined when the cache is off or unusable. */
+/** Where the entry of a file read with some options lives, the key it must hold, and the folder's cap. */
 export interface RowCacheSlot {
   readonly path: string;
   readonly key: string;
@@ -93,15 +93,17 @@ export function rowCacheFolder(env: NodeJS.ProcessEnv = process.env): string | n
   const uid = process.getuid?.();
   try {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const s = lstatSync(folder);
-    if (!s.isDirectory() || (uid !== undefined && s.uid !== uid) || (s.mode & 0o022) !== 0) return null;
+    for (const dir of [base, folder]) {
+      const s = lstatSync(dir);
+      if (!s.isDirectory() || (uid !== undefined && s.uid !== uid) || (s.mode & 0o022) !== 0) return null;
+    }
     return folder;
   } catch {
     return null;
   }
 }
 
-/** The slot of `file` (its real path and state now) read with `options` as `layout`. */
+/** The slot of `file` (its real path and state now) read with `options` as `layout`; undefined when the cache is off or unusable. */
 export function rowCacheSlot(file: string, layout: FileLayout, options: CandleFileOptions, env: NodeJS.ProcessEnv = process.env): RowCacheSlot | undefined {
   const maxBytes = rowCacheMaxBytes(env);
   const folder = rowCacheFolder(env);
@@ -183,11 +185,6 @@ export class RowCacheWriter {
     } catch {
       return undefined;
     }
-  }
-
-  /** Still writing (neither finished nor abandoned). */
-  get live(): boolean {
-    return this.#fd !== null;
   }
 
   row(r: ReplayRow): void {
