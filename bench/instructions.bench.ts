@@ -63,7 +63,8 @@ function instructions(file: string, period: string, tmp: string): number {
     ['--tool=cachegrind', '--cache-sim=no', '--smc-check=all-non-file', '--cachegrind-out-file=/dev/null',
       process.execPath, '--single-threaded', '--predictable', '--random-seed=1', '--hash-seed=1',
       child, file, period, path.join(tmp, 'out')],
-    { encoding: 'utf8', maxBuffer: 16 << 20, env: { ...process.env, PROPBOT_CODE_CACHE: 'off' } },
+    // The text read every time (as every round before the rows cache counted), nothing written to the user's cache folder.
+    { encoding: 'utf8', maxBuffer: 16 << 20, env: { ...process.env, PROPBOT_CODE_CACHE: 'off', PROPBOT_ROWS_CACHE: 'off' } },
   );
   const refs = /I\s+refs:\s+([\d,]+)/.exec(run.stderr);
   if (run.status !== 0 || refs === null) throw new Error(`valgrind backtest of ${file} failed (${run.status}): ${run.stderr.slice(-2000)}`);
