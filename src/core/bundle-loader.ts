@@ -5,7 +5,7 @@
  * backtest's start-up. A `vm.Script` takes V8's cached data instead: the functions a run used,
  * compiled once when the build ran one (scripts/code-cache.mjs). When that cache does not fit this
  * Node (another version than the build's), the process writes one at exit to this user's cache
- * folder (code-cache-folder.ts), which the next process takes.
+ * folder (cache-folders.ts), which the next process takes.
  *
  * Nothing depends on the cache. It is offered only when its header names this very bundle (sha256),
  * this Node and V8, this architecture, and its payload's own sha256 matches: V8's release builds do
@@ -15,7 +15,7 @@
  *
  * The bundle file is one function expression taking CommonJS's five arguments and the two below.
  *
- * Only this file (with code-cache-folder.ts) is a real ES module of the bundle's: `import()` and `import.meta.resolve` inside a
+ * Only this file (with cache-folders.ts) is a real ES module of the bundle's: `import()` and `import.meta.resolve` inside a
  * `vm.Script` given cached data fail in Node 20 ("A dynamic import callback was not specified"), so
  * the bundle calls the two functions handed to it here (the build rewrites its `import(`).
  * The dist/ files that plugins, the CLI and workers import are thin ES modules re-exporting
@@ -29,13 +29,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { isMainThread } from 'node:worker_threads';
-import { userCodeCacheFolder } from './code-cache-folder.js';
+import { userCodeCacheFolder } from './cache-folders.js';
 
 const DIST = new URL('../', import.meta.url);
 const BUNDLE = fileURLToPath(new URL('propbot.cjs', DIST));
 /**
  * Beside the bundle, made by the build; when it does not fit, one this user's processes write
- * (code-cache-folder.ts). `PROPBOT_CODE_CACHE` names the one file to use instead, or `off`.
+ * (cache-folders.ts). `PROPBOT_CODE_CACHE` names the one file to use instead, or `off`.
  */
 const BUILT_CACHE = path.join(path.dirname(BUNDLE), 'propbot.code-cache');
 const MAGIC = 'propbot-code-cache 1';

@@ -13,9 +13,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { byteSetting } from '../../core/byte-setting.js';
+import { propbotCacheDir } from '../../core/cache-folders.js';
 import { ensureDirectory } from '../../core/directories.js';
 import { ConfigError, PropbotError } from '../../core/errors.js';
 
@@ -73,19 +74,14 @@ export interface FetchedData {
   readonly how: 'cache' | 'not-modified' | 'download';
 }
 
-/** `$PROPBOT_CACHE_DIR`, else `$XDG_CACHE_HOME/propbot`, else `~/.cache/propbot`. */
+/** `$PROPBOT_CACHE_DIR`, else `$XDG_CACHE_HOME/propbot`, else `~/.cache/propbot` (core/cache-folders.ts). */
 export function dataCacheDir(env: Record<string, string | undefined> = process.env): string {
-  if (env['PROPBOT_CACHE_DIR']) return path.resolve(env['PROPBOT_CACHE_DIR']);
-  return path.join(env['XDG_CACHE_HOME'] ? path.resolve(env['XDG_CACHE_HOME']) : path.join(homedir(), '.cache'), 'propbot');
+  return propbotCacheDir(env);
 }
 
 /** `$PROPBOT_DATA_MAX_BYTES` (a whole number of bytes), else 2 GiB. */
 export function maxDownloadBytes(env: Record<string, string | undefined> = process.env): number {
-  const text = env['PROPBOT_DATA_MAX_BYTES'];
-  if (text === undefined || text === '') return DEFAULT_MAX_DOWNLOAD_BYTES;
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < 1) throw new ConfigError('PROPBOT_DATA_MAX_BYTES', `expected a whole number of bytes, got ${JSON.stringify(text)}`);
-  return n;
+  return byteSetting('PROPBOT_DATA_MAX_BYTES', DEFAULT_MAX_DOWNLOAD_BYTES, env);
 }
 
 interface UrlRecord {

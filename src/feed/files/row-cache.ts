@@ -13,22 +13,23 @@
  * a later replay reads them from it and, if it goes on past them, reads the text from the start again,
  * skips what the entry gave and records a longer entry.
  *
- * An entry is one file in `rows/` of the user's cache folder (`dataCacheDir()`), named for the data
+ * An entry is one file in `rows/` of the user's cache folder (core/cache-folders.ts), named for the data
  * file's real path and the read's options, so a changed file replaces its own entry instead of adding
  * one. It holds the key it was made for: the file's size, device, inode and its modification and
  * change times to the nanosecond (a write changes the change time, which no tool can set back), the
  * options, the format and the byte order; an entry whose key differs is not used. The folder must be
- * this user's and writable by no one else (rows read from it become prices). Entries are written
+ * this user's and writable by no one else (rows read from it become prices: `ownedCacheFolder`). Entries are written
  * under a temporary name and renamed into place, so a reader sees a whole entry or none. The entries
  * take at most `PROPBOT_ROWS_CACHE_MAX_BYTES` together (1 GiB unless set; ~48 bytes a row, less than
  * the text): after each write the ones used longest ago go. `PROPBOT_ROWS_CACHE=off` turns the cache off.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type BigIntStats, closeSync, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { type BigIntStats, closeSync, fstatSync, futimesSync, openSync, readdirSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { endianness } from 'node:os';
 import path from 'node:path';
+import { byteSetting } from '../../core/byte-setting.js';
+import { ownedCacheFolder } from '../../core/cache-folders.js';
 import { ConfigError } from '../../core/errors.js';
-import { dataCacheDir } from './remote.js';
 import { emptySummary, type MutableSummary } from './row-checks.js';
 import type { CandleFileOptions, Diagnostic, FileLayout, ReadSummary, ReplayRow } from './types.js';
 
@@ -42,7 +43,7 @@ const FIELDS = 6;
 const ROW_BYTES = FIELDS * 8;
 const BLOCK_ROWS = 1365;
 /** fp9 integers a double holds exactly. */
-const MAX_FP9 = BigInt(Number.MAX_SAFE_INTEGER);
+const MAX_FP9 = Number.MAX_SAFE_INTEGER;
 /** More diagnostics than this and the read is not cached (they are held in memory until the end). */
 const MAX_DIAGNOSTICS = 100_000;
 const DEFAULT_MAX_BYTES = 1024 ** 3;
@@ -78,29 +79,12 @@ export function rowCacheOn(env: NodeJS.ProcessEnv = process.env): boolean {
 
 /** `$PROPBOT_ROWS_CACHE_MAX_BYTES` (a whole number of bytes), else 1 GiB: what the entries may take together. */
 export function rowCacheMaxBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const text = env['PROPBOT_ROWS_CACHE_MAX_BYTES'];
-  if (text === undefined || text.trim() === '') return DEFAULT_MAX_BYTES;
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < 1) throw new ConfigError('PROPBOT_ROWS_CACHE_MAX_BYTES', `expected a whole number of bytes, got ${JSON.stringify(text)}`);
-  return n;
+  return byteSetting('PROPBOT_ROWS_CACHE_MAX_BYTES', DEFAULT_MAX_BYTES, env);
 }
 
 /** The cache folder, made if missing; null when turned off, or when it is not a folder of this user's that only they can write. */
 export function rowCacheFolder(env: NodeJS.ProcessEnv = process.env): string | null {
-  if (!rowCacheOn(env)) return null;
-  const base = dataCacheDir(env);
-  const folder = path.join(base, 'rows');
-  const uid = process.getuid?.();
-  try {
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
-    for (const dir of [base, folder]) {
-      const s = lstatSync(dir);
-      if (!s.isDirectory() || (uid !== undefined && s.uid !== uid) || (s.mode & 0o022) !== 0) return null;
-    }
-    return folder;
-  } catch {
-    return null;
-  }
+  return rowCacheOn(env) ? ownedCacheFolder('rows', env) : null;
 }
 
 /** The slot of `file` (its real path and state now) read with `options` as `layout`; undefined when the cache is off or unusable. */
@@ -190,7 +174,16 @@ export class RowCacheWriter {
   row(r: ReplayRow): void {
     if (this.#fd === null) return;
     const { openFp9: o, highFp9: h, lowFp9: l, closeFp9: c } = r;
-    if (o === undefined || h === undefined || l === undefined || c === undefined || o > MAX_FP9 || h > MAX_FP9 || l > MAX_FP9 || c > MAX_FP9 || l < 0n) {
+    if (o === undefined || h === undefined || l === undefined || c === undefined) {
+      this.abandon();
+      return;
+    }
+    // A price of 2^53 fp9 or more converts inexactly, and converts to 2^53 or more: the check is on the doubles.
+    const on = Number(o);
+    const hn = Number(h);
+    const ln = Number(l);
+    const cn = Number(c);
+    if (!(ln >= 0 && on <= MAX_FP9 && hn <= MAX_FP9 && ln <= MAX_FP9 && cn <= MAX_FP9)) {
       this.abandon();
       return;
     }
@@ -198,10 +191,10 @@ export class RowCacheWriter {
     let i = this.#inBuf * FIELDS;
     b[i++] = r.time;
     b[i++] = r.line;
-    b[i++] = Number(o);
-    b[i++] = Number(h);
-    b[i++] = Number(l);
-    b[i] = Number(c);
+    b[i++] = on;
+    b[i++] = hn;
+    b[i++] = ln;
+    b[i] = cn;
     this.#rows += 1;
     if (++this.#inBuf === BLOCK_ROWS) this.#flush();
   }

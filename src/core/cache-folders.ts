@@ -1,0 +1,44 @@
+/**
+ * propbot's folders in this user's cache: `$PROPBOT_CACHE_DIR`, else `$XDG_CACHE_HOME/propbot`, else
+ * `~/.cache/propbot`. Downloaded data goes to its `data/` (feed/files/remote.ts), the code cache of the
+ * bundle to `code-cache/` when the one the build made does not fit another Node or V8 (bundle-loader.ts),
+ * and the rows cache to `rows/` (feed/files/row-cache.ts).
+ *
+ * V8 runs a code cache it reads without checking it, and cached rows become prices, so a folder those
+ * two read must be a real folder of this user's, with a parent likewise, that no one else may write;
+ * otherwise there is none, and propbot works as without the cache.
+ *
+ * A real ES module beside the bundle (the bundle's loader imports it before there is a bundle), so it
+ * imports Node's modules only.
+ */
+import { lstatSync, mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+
+/** The cache folder's root (made by no one here). */
+export function propbotCacheDir(env: Record<string, string | undefined> = process.env): string {
+  if (env['PROPBOT_CACHE_DIR']) return path.resolve(env['PROPBOT_CACHE_DIR']);
+  return path.join(env['XDG_CACHE_HOME'] ? path.resolve(env['XDG_CACHE_HOME']) : path.join(homedir(), '.cache'), 'propbot');
+}
+
+/** `name/` of the cache folder, made if missing; null when it or the root is not this user's alone to write. */
+export function ownedCacheFolder(name: string, env: Record<string, string | undefined> = process.env): string | null {
+  const base = propbotCacheDir(env);
+  const folder = path.join(base, name);
+  const uid = process.getuid?.();
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    for (const dir of [base, folder]) {
+      const s = lstatSync(dir);
+      if (!s.isDirectory() || (uid !== undefined && s.uid !== uid) || (s.mode & 0o022) !== 0) return null;
+    }
+    return folder;
+  } catch {
+    return null;
+  }
+}
+
+/** Where a process keeps the bundle's code cache when the build's does not fit (see above). */
+export function userCodeCacheFolder(env: NodeJS.ProcessEnv = process.env): string | null {
+  return ownedCacheFolder('code-cache', env);
+}
