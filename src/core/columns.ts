@@ -6,6 +6,8 @@
  * keeps.
  */
 
+import { objectArray } from './arrays.js';
+
 const CHUNK_BITS = 13;
 const CHUNK = 1 << CHUNK_BITS;
 const MASK = CHUNK - 1;
@@ -16,7 +18,7 @@ interface Chunk<T> {
 }
 
 class Column<T> {
-  readonly #chunks: Chunk<T>[] = [];
+  readonly #chunks: Chunk<T>[] = objectArray();
   readonly #make: (size: number) => Chunk<T>;
   #length = 0;
 

@@ -20,6 +20,7 @@ import type {
   FailureReason,
 } from '../api/types.js';
 import { ACCOUNT_STATUSES, ACCOUNT_TYPES, LOCKED_STATUSES, MARKET_CATEGORIES } from '../api/types.js';
+import { doubleArray, objectArray } from '../core/arrays.js';
 import { ConfigError } from '../core/errors.js';
 import { BigIntColumn, Int32Column } from '../core/columns.js';
 import { SeededIds } from '../core/ids.js';
@@ -28,7 +29,7 @@ import { IdempotencyStore } from './idempotency.js';
 import { activeOrdersStart } from './reads.js';
 import { markHolding, prepareMark } from './holding-mark.js';
 import { type FillQuote, fillQuote, holdingPnl, markPnl, quoteSizing, refreshLiquidationPrice } from './pricing.js';
-import { ENGINE_PRESETS, mergePresets, validatePhaseNumbers, validatePresets, type EnginePresets, type PhasePreset } from './presets.js';
+import { ENGINE_PRESETS, mergePresets, phaseRules, validatePhaseNumbers, validatePresets, type EnginePresets, type PhasePreset } from './presets.js';
 import { WeeklySchedule } from './schedule.js';
 import type { AccountEventRec, AccountRt, MarketRt, OrderRt, PositionRt, PositionSnap } from './state.js';
 import { fires, trailInit, updateThresholds } from './triggers.js';
@@ -66,7 +67,7 @@ export class EngineCore {
   #nextDayAt: number;
   #nextBoundary = 0;
   #step = 0;
-  #dirty: AccountRt[] = [];
+  #dirty: AccountRt[] = objectArray();
 
   constructor(config: Partial<EngineConfig> = {}) {
     this.presets = mergePresets(ENGINE_PRESETS, config.presets);
@@ -160,11 +161,11 @@ export class EngineCore {
       scheduleChangeAt: Number.MAX_SAFE_INTEGER,
       nextFundingAt: (Math.floor(this.now / interval) + 1) * interval,
       lastFundingAt: null,
-      positions: [],
-      holdings: [],
-      orders: [],
-      histAt: [],
-      histPrice: [],
+      positions: objectArray(),
+      holdings: objectArray(),
+      orders: objectArray(),
+      histAt: doubleArray(),
+      histPrice: objectArray(),
       histMinute: -1,
       thrList: null,
       thrLen: -1,
@@ -247,9 +248,9 @@ export class EngineCore {
       failedAt: null,
       fundedAt: null,
       fundedLimitUnlockedAt: null,
-      positions: [],
-      closedPositions: [],
-      orders: [],
+      positions: objectArray(),
+      closedPositions: objectArray(),
+      orders: objectArray(),
       ordersActiveFrom: 0,
       holdings: new Map(),
       lastIncreaseAt: new Map(),
@@ -281,7 +282,7 @@ export class EngineCore {
   #rules(phase: string, overrides: Partial<PhasePreset>, path: string): PhasePreset {
     const base = this.presets.phases[phase];
     if (!base) throw new ConfigError(path, `no phase preset ${JSON.stringify(phase)}; have ${Object.keys(this.presets.phases).join(', ')}`);
-    return { ...base, ...overrides };
+    return phaseRules(base, overrides);
   }
 
   /** Floors and target of the account's phase, from its initial balance and day-start / max equity. */

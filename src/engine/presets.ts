@@ -277,6 +277,29 @@ export interface PresetOverrides {
   limits?: Partial<EngineLimits>;
 }
 
+/**
+ * `base` with `overrides` laid over it, as `{ ...base, ...overrides }` gives it for every phase key,
+ * built as one object literal. An account's rules are read at every price step, and V8 (Node 20)
+ * gives each object a spread builds a map of its own: the engine's compiled rule checks met a new map
+ * with every engine, and were thrown away and compiled again run after run of a sweep.
+ */
+export function phaseRules(base: PhasePreset, overrides: Partial<PhasePreset>): PhasePreset {
+  const pick = <K extends keyof PhasePreset>(k: K): PhasePreset[K] => (Object.hasOwn(overrides, k) ? (overrides[k] as PhasePreset[K]) : base[k]);
+  return {
+    profitTarget: pick('profitTarget'),
+    maxDailyDrawdown: pick('maxDailyDrawdown'),
+    maxTotalDrawdown: pick('maxTotalDrawdown'),
+    maxTrailingTotalDrawdown: pick('maxTrailingTotalDrawdown'),
+    minTradingDays: pick('minTradingDays'),
+    profitableDayThreshold: pick('profitableDayThreshold'),
+    consistencyLimit: pick('consistencyLimit'),
+    withdrawalPeriodDays: pick('withdrawalPeriodDays'),
+    maxLeverage: pick('maxLeverage'),
+    next: pick('next'),
+    profitSplitPercent: pick('profitSplitPercent'),
+  };
+}
+
 export function mergePresets(base: EnginePresets, over: PresetOverrides | undefined): EnginePresets {
   if (!over) return base;
   const markets: Record<string, MarketPreset> = { ...base.markets };

@@ -312,7 +312,23 @@ const PARTS = new WeakMap<MarketRt, MarketParts>();
 function partsOf(m: MarketRt): MarketParts {
   let p = PARTS.get(m);
   if (p === undefined) {
-    const config = Object.freeze({ ...m.config, tags: Object.freeze([...m.config.tags]) as string[] });
+    // A literal, not a spread with `tags` over it: V8 (Node 20) gives each object such a spread
+    // builds a map of its own, and every reader of a market's config (the feed's snapshots, the
+    // guard, strategies) then met a new map with every engine of a sweep.
+    const c = m.config;
+    const config = Object.freeze({
+      baseAsset: c.baseAsset,
+      quoteAsset: c.quoteAsset,
+      settlementToken: c.settlementToken,
+      type: c.type,
+      name: c.name,
+      description: c.description,
+      ticker: c.ticker,
+      imageLink: c.imageLink,
+      tags: Object.freeze([...c.tags]) as string[],
+      category: c.category,
+      priority: c.priority,
+    });
     p = { config, settings: new Map(), last: undefined };
     PARTS.set(m, p);
   }

@@ -4,6 +4,7 @@
  * the wall clock only; this gate composes several sliding windows on an injected clock, and the
  * executor asks it before every request it sends.
  */
+import { doubleArray } from '../core/arrays.js';
 import type { Clock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
 
@@ -21,7 +22,7 @@ export class SlidingWindowGate {
   readonly #clock: Clock;
   readonly #longest: number;
   /** Send times, oldest first, kept only as long as the longest window. */
-  readonly #times: number[] = [];
+  readonly #times: number[] = doubleArray();
   #blockedUntil = 0;
 
   constructor(windows: readonly RateWindowSpec[], clock: Clock, where = 'limits') {

@@ -6,6 +6,7 @@
  * the very same trackers, so both give the same figures.
  */
 import type { Decimal } from 'decimal.js';
+import { objectArray } from '../core/arrays.js';
 import { ZERO } from '../core/decimal.js';
 import { fp9Decimal } from '../core/fp9.js';
 
@@ -75,7 +76,7 @@ export interface EquityDay {
 
 /** Each UTC day's range of equity; the range counts the day's start. */
 export class DayTracker {
-  readonly days: EquityDay[] = [];
+  readonly days: EquityDay[] = objectArray();
   #previousClose: bigint;
   #samples = 0;
 

@@ -92,6 +92,44 @@ export function computePropOdds(result: BacktestResult): PropOdds {
     high: d.high.div(initial).toNumber(),
     close: d.close.div(initial).toNumber(),
   }));
+  const { passed, failed, toPass } = rollingStarts(r, { daily, total, trailing, target, profitable, minDays });
+  toPass.sort((a, b) => a - b);
+  const median = toPass.length === 0 ? null : toPass.length % 2 === 1 ? toPass[(toPass.length - 1) / 2]! : (toPass[toPass.length / 2 - 1]! + toPass[toPass.length / 2]!) / 2;
+  return {
+    passProbability: r.length > 0 ? passed / r.length : null,
+    attempts: r.length,
+    passed,
+    failed,
+    medianDaysToPass: median,
+    worstDailyHeadroomPct: worst,
+    worstDailyHeadroomDay: worstDay,
+  };
+}
+
+interface DayRatios {
+  readonly start: number;
+  readonly low: number;
+  readonly high: number;
+  readonly close: number;
+}
+
+interface OddsLimits {
+  readonly daily: number | null;
+  readonly total: number | null;
+  readonly trailing: number | null;
+  readonly target: number | null;
+  readonly profitable: number;
+  readonly minDays: number;
+}
+
+/**
+ * An attempt from each day of the run to its end. A function of its own: V8 compiles this loop while
+ * it runs (on-stack replacement), and code after it in the same function, not yet run when the loop
+ * was compiled, threw that compiled code away at the first run of the rest; a sweep calls it once a
+ * run, so each run compiled the loop again.
+ */
+function rollingStarts(r: readonly DayRatios[], limits: OddsLimits): { passed: number; failed: number; toPass: number[] } {
+  const { daily, total, trailing, target, profitable, minDays } = limits;
   let passed = 0;
   let failed = 0;
   const toPass: number[] = [];
@@ -119,15 +157,5 @@ export function computePropOdds(result: BacktestResult): PropOdds {
     if (outcome === 'pass' || (outcome === null && target === null)) passed += 1;
     else if (outcome === 'fail') failed += 1;
   }
-  toPass.sort((a, b) => a - b);
-  const median = toPass.length === 0 ? null : toPass.length % 2 === 1 ? toPass[(toPass.length - 1) / 2]! : (toPass[toPass.length / 2 - 1]! + toPass[toPass.length / 2]!) / 2;
-  return {
-    passProbability: r.length > 0 ? passed / r.length : null,
-    attempts: r.length,
-    passed,
-    failed,
-    medianDaysToPass: median,
-    worstDailyHeadroomPct: worst,
-    worstDailyHeadroomDay: worstDay,
-  };
+  return { passed, failed, toPass };
 }

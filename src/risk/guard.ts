@@ -15,6 +15,7 @@
  */
 import { Subject, Subscription, type Observable } from 'rxjs';
 import type { Account, ScalpingCoefficient } from '../api/types.js';
+import { objectArray } from '../core/arrays.js';
 import { WallClock, type Clock } from '../core/clock.js';
 import type { Decimal } from 'decimal.js';
 import { newId } from '../core/ids.js';
@@ -96,7 +97,7 @@ const SEVERITY: Record<GuardState, number> = { ACTIVE: 0, REDUCING: 1, HALTED: 2
 class GuardBook extends AccountBook implements AccountTrackers {
   /** What the last full evaluation found, while it found no trip (see risk/quiet.ts). */
   quiet: QuietMark | undefined;
-  pending: PendingOpen[] = [];
+  pending: PendingOpen[] = objectArray();
   pendingWorst = 0n;
   pendingReserve = 0n;
   pendingKeys = new Set<string>();

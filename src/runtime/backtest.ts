@@ -5,6 +5,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import type { PositionEvent } from '../api/types.js';
+import { objectArray } from '../core/arrays.js';
 import { Dec, ZERO } from '../core/decimal.js';
 import { roundFp9, taggedFp9, toFp9Raw } from '../core/fp9.js';
 import { fp9Quotient } from '../engine/fixed.js';
@@ -108,10 +109,10 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   });
   const assetOf = new Map([...session.markets.values()].map((m) => [m.marketId, m.asset]));
 
-  const fills: FillRecord[] = [];
+  const fills: FillRecord[] = objectArray();
   const funding: FundingRecord[] = [];
   // Attributed after the run (see below): each fill's event is kept as what attributing it reads.
-  const fillEvents: AttributedEvent[] = [];
+  const fillEvents: AttributedEvent[] = objectArray();
   const trades = new Map<string, OpenTrade>();
   // A phase change (evaluation passed, say) resets the balance to the initial size. The engine's
   // verdict is kept as a transition, and the equity curve stays continuous: what the account had
@@ -214,6 +215,9 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   const candles = new Map<string, StreamingCandles>();
   let progressCandles = 0;
   const reportFrom = options.reportFrom ?? Number.NEGATIVE_INFINITY;
+  // Read once: the caller's options are often a spread, an object whose map is its own (see
+  // LocalSession.run), and these are called on every minute and candle.
+  const { onSample, onProgress } = options;
   const afterStep = (step: ReplayStep): void => {
     const t = step.time;
     if (t < reportFrom) return;
@@ -224,7 +228,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
       if (equityRaw !== undefined) {
         const raw = equityRaw + offset;
         equity.push(t, raw);
-        options.onSample?.(new Fp9EquitySample(t, raw), engine.getAccount(accountId)?.currentPhase ?? startPhase);
+        onSample?.(new Fp9EquitySample(t, raw), engine.getAccount(accountId)?.currentPhase ?? startPhase);
       }
     }
     if (keepPrices) {
@@ -232,7 +236,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
       if (!series) candles.set(step.market.asset, (series = new StreamingCandles()));
       series.tick(t, step.priceFp9, step.candleStart);
     }
-    if (options.onProgress && step.candleStart) options.onProgress({ candles: ++progressCandles, time: t });
+    if (onProgress && step.candleStart) onProgress({ candles: ++progressCandles, time: t });
   };
 
   const started = performance.now();

@@ -144,6 +144,9 @@ export interface RunHooks {
   readonly yieldMs?: number;
 }
 
+/** The hooks the replay reads: RunHooks but for the signal, which `run` turns into a flag. */
+type ReplayHooks = Omit<RunHooks, 'signal'>;
+
 export interface RunStats {
   /** Candles replayed after the warm-up. */
   readonly candles: number;
@@ -405,7 +408,27 @@ export class LocalSession {
    * whatever they asked before the next price, as a live run would between two polls. With the
    * engine's synchronous reads a step costs no promise unless the executor has work in flight.
    */
-  async run(hooks: RunHooks = {}): Promise<RunStats> {
+  async run(given: RunHooks = {}): Promise<RunStats> {
+    // One shape for every run's hooks. A caller's object is often built by a spread (`{ afterStep,
+    // ...rest }`), and V8 (Node 20) gives each such object a map of its own: the replay's compiled
+    // code, which reads the hooks on every step, met a new map each run and was thrown away and
+    // compiled again, run after run of a sweep. The signal is read by its event for the same reason
+    // (each signal has a map of its own, and `aborted` was read at every step).
+    const hooks: ReplayHooks = { pace: given.pace, afterStep: given.afterStep, onWarmedUp: given.onWarmedUp, yieldMs: given.yieldMs };
+    const signal = given.signal;
+    const abort = { stopped: signal?.aborted === true };
+    const stop = (): void => {
+      abort.stopped = true;
+    };
+    signal?.addEventListener('abort', stop, { once: true });
+    try {
+      return await this.#replay(hooks, abort);
+    } finally {
+      signal?.removeEventListener('abort', stop);
+    }
+  }
+
+  async #replay(hooks: ReplayHooks, abort: { stopped: boolean }): Promise<RunStats> {
     // Account snapshots are read again only when they can have changed: after an engine event on the
     // account (an order, a fill, funding, a lifecycle change), while a position is open (equity moves
     // with the price), and when a new UTC day starts (day-start equity). Reading them on every price
@@ -485,7 +508,7 @@ export class LocalSession {
     const play = (steps: readonly ReplayStep[], i: number): boolean | Promise<boolean> => {
       for (; i < steps.length; i += 1) {
         const step = steps[i]!;
-        if (hooks.signal?.aborted) return false;
+        if (abort.stopped) return false;
         // Warm-up candles go at full speed; pacing starts with the first candle of the run.
         if (hooks.pace && !(warming && step.time < this.warmupEnd!)) {
           const next = i + 1;
@@ -615,7 +638,7 @@ export class LocalSession {
   }
 
   /** The rest of a step that has to wait: async reads, or the executor finishing what was asked. */
-  async #settle(published: Promise<void> | undefined, step: ReplayStep, hooks: RunHooks): Promise<void> {
+  async #settle(published: Promise<void> | undefined, step: ReplayStep, hooks: ReplayHooks): Promise<void> {
     if (published !== undefined) await published;
     // What the executor did is visible before the next price, and what that makes the guard or a
     // strategy ask (a kill switch flattening after a fill) is done before it too: a live run would

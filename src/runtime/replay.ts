@@ -13,6 +13,7 @@
  * readers know); longer text goes through Decimal and rounds half-even, as the engine rounds a
  * Decimal price, and its order and repeats are decided on the exact values as before.
  */
+import { objectArray } from '../core/arrays.js';
 import { Dec } from '../core/decimal.js';
 import { fp9Digits } from '../core/fp9.js';
 import { decToRaw } from '../engine/fixed.js';
@@ -140,17 +141,17 @@ function inOrder(steps: readonly PendingStep[]): boolean {
  */
 export class TickInterleaver {
   readonly #markets: ReadonlyMap<string, ReplayMarket>;
-  #pending: PendingStep[] = [];
+  #pending: PendingStep[] = objectArray();
   /**
    * The array `add` returned last when it released every pending step, reused by the next such
    * release: a one-market replay releases all of them at each row, and then makes no array a candle.
    */
-  #spare: PendingStep[] = [];
+  #spare: PendingStep[] = objectArray();
   /** The candle `#put` writes steps for. */
   #market: ReplayMarket | undefined;
   #source = 0;
   /** Played steps to write again (`reuseSteps`). */
-  readonly #free: PendingStep[] = [];
+  readonly #free: PendingStep[] = objectArray();
   readonly #reuse: boolean;
   readonly #put: TickOut = (time, priceFp9, first) => {
     const step = this.#free.pop();

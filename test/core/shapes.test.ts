@@ -1,0 +1,63 @@
+/**
+ * Objects the hot path reads keep one V8 map from run to run (see src/core/arrays.ts and
+ * docs/performance-log.md, thirteenth round). Checked with V8's own test functions, which
+ * `--allow-natives-syntax` opens to code compiled after the flag is set.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { describe, expect, it } from 'vitest';
+import { doubleArray, objectArray } from '../../src/core/arrays.js';
+import { ENGINE_PRESETS, phaseRules } from '../../src/engine/presets.js';
+import { world } from '../engine/helpers.js';
+
+setFlagsFromString('--allow-natives-syntax');
+const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+const objectElements = new Function('a', 'return %HasObjectElements(a)') as (a: unknown[]) => boolean;
+const doubleElements = new Function('a', 'return %HasDoubleElements(a)') as (a: unknown[]) => boolean;
+
+describe('empty arrays of their final kind', () => {
+  it('objectArray holds objects from the start, and stays empty and separate', () => {
+    const a = objectArray<{ x: number }>();
+    const b = objectArray<{ x: number }>();
+    expect(objectElements(a)).toBe(true);
+    expect(a).toEqual([]);
+    a.push({ x: 1 });
+    expect(b).toEqual([]);
+    expect(objectElements(b)).toBe(true);
+    expect(sameMap(a, b)).toBe(true);
+  });
+
+  it('doubleArray holds doubles from the start', () => {
+    const a = doubleArray();
+    expect(doubleElements(a)).toBe(true);
+    a.push(1_621_543_259_999);
+    expect(doubleElements(a)).toBe(true);
+    expect(doubleArray()).toEqual([]);
+  });
+});
+
+describe('one map whatever the inputs', () => {
+  it('phaseRules: overrides of different keys give the same shape, and the same values a spread gives', () => {
+    const base = ENGINE_PRESETS.phases['active_evaluation']!;
+    const a = phaseRules(base, { profitTarget: '5' });
+    const b = phaseRules(base, { maxLeverage: '3', minTradingDays: 2 });
+    const c = phaseRules(base, {});
+    // V8 shares a spread's map for its first few objects, then gives each its own: ask many times.
+    for (let i = 0; i < 40; i += 1) expect(sameMap(a, phaseRules(base, i % 2 ? { profitTarget: String(i) } : { maxLeverage: String(i) }))).toBe(true);
+    expect(sameMap(a, b)).toBe(true);
+    expect(sameMap(a, c)).toBe(true);
+    expect(a).toEqual({ ...base, profitTarget: '5' });
+    expect(b).toEqual({ ...base, maxLeverage: '3', minTradingDays: 2 });
+    expect(Object.keys(c)).toEqual(Object.keys(base));
+  });
+
+  it("a market's config view has one map across engines, and every field of the engine's config", () => {
+    const one = world().market;
+    const two = world({ market: { baseAsset: 'ETH', tags: ['x', 'y'] } }).market;
+    expect(sameMap(one.config, two.config)).toBe(true);
+    for (let i = 0; i < 40; i += 1) expect(sameMap(one.config, world().market.config)).toBe(true);
+    expect(Object.isFrozen(two.config)).toBe(true);
+    expect(Object.isFrozen(two.config.tags)).toBe(true);
+    expect(two.config.tags).toEqual(['x', 'y']);
+    expect(Object.keys(one.config)).toEqual(['baseAsset', 'quoteAsset', 'settlementToken', 'type', 'name', 'description', 'ticker', 'imageLink', 'tags', 'category', 'priority']);
+  });
+});
