@@ -86,7 +86,10 @@ export class DayTracker {
 
   add(time: number, equity: bigint): void {
     const d = Math.floor(time / DAY_MS);
-    let last = this.days[this.days.length - 1];
+    const n = this.days.length;
+    // Not `days[length - 1]` when empty: a read at -1 looks up a property named "-1", and the compiled
+    // code that met it read every later day the slow way.
+    let last = n > 0 ? this.days[n - 1] : undefined;
     if (last === undefined || last.day !== d) {
       if (last !== undefined) this.#previousClose = last.close;
       const start = this.#previousClose;
