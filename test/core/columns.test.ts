@@ -12,7 +12,7 @@ describe('columns', () => {
     }
     expect(times.length).toBe(20_000);
     expect(phases.length).toBe(20_000);
-    for (const i of [0, 8191, 8192, 8193, 16_383, 16_384, 19_999]) {
+    for (const i of [0, 255, 256, 257, 511, 512, 8191, 8192, 8193, 16_383, 16_384, 19_999]) {
       expect(times.get(i)).toBe(1_700_000_000_000 + i * 60_000);
       expect(phases.get(i)).toBe(i % 3);
     }

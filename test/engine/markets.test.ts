@@ -165,7 +165,7 @@ describe('Market record', () => {
     for (let k = 1; k <= 40; k++) replay.price(T0 + k * 10 * MIN, 100 + k);
   });
   it('change after a prune that drops only a few entries (one-second samples), equals the minute history', () => {
-    // 100 entries more than 25 h back, then one a second: the prune at 4,000 entries drops 99 of
+    // 100 entries more than 25 h back, then one a second: the prune at 1,024 entries drops 99 of
     // them, so a lookup kept from before it would point 99 entries too far.
     const replay = changeReplay(1_000);
     let t = T0;
@@ -189,7 +189,7 @@ describe('Market record', () => {
     expect(change.initialPrice).toBe(change.initialPrice);
     expect(Object.isFrozen(change)).toBe(true);
   });
-  it('change stays right across a history prune (over 4,000 minutes kept, then the front dropped)', () => {
+  it('change stays right across history prunes (every 1,024 entries, the front older than 25 h dropped)', () => {
     const replay = changeReplay();
     let checked = 0;
     for (let k = 1; k <= 4_600; k++) {
