@@ -6,7 +6,9 @@
  *
  * V8 runs a code cache it reads without checking it, and cached rows become prices, so a folder those
  * two read must be a real folder of this user's, with a parent likewise, that no one else may write;
- * otherwise there is none, and propbot works as without the cache.
+ * otherwise there is none, and propbot works as without the cache. On Windows a folder's mode bits say
+ * nothing of who may write it (Node reports any writable folder as 0o666, and what guards it is the
+ * profile's access list): a real folder is enough there, or the caches would never be used.
  *
  * A real ES module beside the bundle (the bundle's loader imports it before there is a bundle), so it
  * imports Node's modules only.
@@ -22,15 +24,16 @@ export function propbotCacheDir(env: Record<string, string | undefined> = proces
 }
 
 /** `name/` of the cache folder, made if missing; null when it or the root is not this user's alone to write. */
-export function ownedCacheFolder(name: string, env: Record<string, string | undefined> = process.env): string | null {
+export function ownedCacheFolder(name: string, env: Record<string, string | undefined> = process.env, platform: NodeJS.Platform = process.platform): string | null {
   const base = propbotCacheDir(env);
   const folder = path.join(base, name);
   const uid = process.getuid?.();
+  const modes = platform !== 'win32';
   try {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     for (const dir of [base, folder]) {
       const s = lstatSync(dir);
-      if (!s.isDirectory() || (uid !== undefined && s.uid !== uid) || (s.mode & 0o022) !== 0) return null;
+      if (!s.isDirectory() || (uid !== undefined && s.uid !== uid) || (modes && (s.mode & 0o022) !== 0)) return null;
     }
     return folder;
   } catch {
