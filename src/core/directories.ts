@@ -31,8 +31,11 @@ const WHY: Record<string, string> = {
 
 const codeOf = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? 'unknown error';
 
-/** Make sure `dir` is a folder, creating missing levels; a DirectoryError names what stands in the way. */
-export function ensureDirectory(dir: string): void {
+/**
+ * Make sure `dir` is a folder, creating missing levels (with `mode`, less the umask, when given); a
+ * DirectoryError names what stands in the way.
+ */
+export function ensureDirectory(dir: string, mode?: number): void {
   const target = path.resolve(dir);
   const missing: string[] = [];
   for (let at = target; ; at = path.dirname(at)) {
@@ -53,7 +56,7 @@ export function ensureDirectory(dir: string): void {
   }
   for (const level of missing.reverse()) {
     try {
-      mkdirSync(level);
+      mkdirSync(level, mode === undefined ? undefined : { mode });
     } catch (err) {
       const code = codeOf(err);
       // Someone else created it meanwhile: fine if it is a folder.

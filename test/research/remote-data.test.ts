@@ -5,9 +5,10 @@
  * 127.0.0.1 (see ./http.ts), closed after.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ownedCacheFolder } from '../../src/core/cache-folders.js';
 import { DataFetchError, fetchDataFile } from '../../src/feed/files/remote.js';
 import { loadRunConfig } from '../../src/runtime/run-config.js';
 import { REPO, tempDir } from '../backtest/helpers.js';
@@ -47,6 +48,13 @@ describe('data from a URL', () => {
     expect(server.requests.length).toBe(before + 1);
     // nothing half-written is left behind
     expect(readdirSync(path.join(cacheDir, 'data')).filter((f) => f.startsWith('.'))).toEqual([]);
+  });
+
+  it('makes the cache folders it needs for its user alone, so the rows cache may use the same root', async () => {
+    const cacheDir = path.join(tempDir('pb-cache-'), 'cache', 'propbot');
+    await fetchDataFile(server.url(NAME), { cacheDir });
+    for (const dir of [path.dirname(cacheDir), cacheDir, path.join(cacheDir, 'data')]) expect((statSync(dir).mode & 0o777).toString(8)).toBe('700');
+    expect(ownedCacheFolder('rows', { PROPBOT_CACHE_DIR: cacheDir })).toBe(path.join(cacheDir, 'rows'));
   });
 
   it('a 404 names the URL and the status; a closed port names the network error', async () => {

@@ -106,7 +106,10 @@ export function fetchDataFile(url: string, options: FetchDataOptions = {}): Prom
 
 async function fetchOnce(url: string, options: FetchDataOptions): Promise<FetchedData> {
   const dir = path.join(options.cacheDir ?? dataCacheDir(), 'data');
-  ensureDirectory(dir);
+  // This user's only, as the rest of the cache folder is made: the rows and code caches refuse a root
+  // others may write (core/cache-folders.ts), and under a umask of 002 (many desktops) a download
+  // that came first left the root group-writable, turning both off without a word.
+  ensureDirectory(dir, 0o700);
   const name = fileName(url);
   if (options.sha256 !== undefined) {
     const held = path.join(dir, `${options.sha256}-${name}`);
