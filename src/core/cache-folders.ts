@@ -33,12 +33,33 @@ export function ownedCacheFolder(name: string, env: Record<string, string | unde
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     for (const dir of [base, folder]) {
       const s = lstatSync(dir);
-      if (!s.isDirectory() || (uid !== undefined && s.uid !== uid) || (modes && (s.mode & 0o022) !== 0)) return null;
+      const why = !s.isDirectory()
+        ? 'it is not a real folder (a link?)'
+        : uid !== undefined && s.uid !== uid
+          ? `it belongs to user ${s.uid}, not to this one (${uid})`
+          : modes && (s.mode & 0o022) !== 0
+            ? `others may write it (mode ${(s.mode & 0o777).toString(8)}: chmod 700 mends that)`
+            : undefined;
+      if (why !== undefined) return refuse(dir, why);
     }
     return folder;
   } catch {
     return null;
   }
+}
+
+const refused = new Set<string>();
+
+/**
+ * No cache, said once a folder and thread: a cache that is silently off looks like a slow machine. A
+ * folder that cannot be made at all (read-only, no home) says nothing: there is nothing to mend.
+ */
+function refuse(dir: string, why: string): null {
+  if (!refused.has(dir)) {
+    refused.add(dir);
+    process.emitWarning(`propbot does not use the cache folder ${dir}: ${why}. Its rows and code caches stay off while it is so.`, { code: 'PROPBOT_CACHE_FOLDER' });
+  }
+  return null;
 }
 
 /** Where a process keeps the bundle's code cache when the build's does not fit (see above). */

@@ -31,6 +31,26 @@ describe('the cache folders', () => {
     expect(ownedCacheFolder('rows', { PROPBOT_CACHE_DIR: path.join(root, 'linked') }, 'linux')).toBeNull();
   });
 
+  it('says once, as a process warning, why it will not use a folder', async () => {
+    const env = { PROPBOT_CACHE_DIR: path.join(root, 'propbot') };
+    const rows = ownedCacheFolder('rows', env, 'linux')!;
+    chmodSync(rows, 0o777);
+    const warnings: Error[] = [];
+    // Only this test's folders: an earlier test's warnings may still be on their way.
+    const listen = (w: Error): void => void (w.message.includes(root) && warnings.push(w));
+    process.on('warning', listen);
+    try {
+      expect(ownedCacheFolder('rows', env, 'linux')).toBeNull();
+      expect(ownedCacheFolder('rows', env, 'linux')).toBeNull();
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', listen);
+    }
+    expect(warnings.map((w) => [(w as NodeJS.ErrnoException).code, w.message])).toEqual([
+      ['PROPBOT_CACHE_FOLDER', `propbot does not use the cache folder ${rows}: others may write it (mode 777: chmod 700 mends that). Its rows and code caches stay off while it is so.`],
+    ]);
+  });
+
   it('on Windows, where mode bits say nothing of who may write, takes any real folder', () => {
     const env = { PROPBOT_CACHE_DIR: path.join(root, 'propbot') };
     const rows = ownedCacheFolder('rows', env, 'win32')!;
