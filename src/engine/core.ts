@@ -111,7 +111,9 @@ export class EngineCore {
       asset: spec.baseAsset,
       presetName,
       preset: p,
-      config: {
+      // Frozen here, with a copy of the tags: views hand this very object out (engine/views.ts), so a
+      // strategy can change neither it nor the caller's array.
+      config: Object.freeze({
         baseAsset: spec.baseAsset,
         quoteAsset: quote,
         settlementToken: p.settlementToken,
@@ -120,10 +122,10 @@ export class EngineCore {
         description: spec.description ?? `${spec.baseAsset} ${p.type} market of the local engine`,
         ticker: `${spec.baseAsset}${quote}`,
         imageLink: '',
-        tags: spec.tags ?? [...p.tags],
+        tags: Object.freeze([...(spec.tags ?? p.tags)]) as string[],
         category: p.category,
         priority: spec.priority !== undefined ? spec.priority : p.priority,
-      },
+      }),
       fee: r('fee'),
       vpiSpread: r('vpiSpread'),
       spreadLimit: r('spreadLimit'),

@@ -296,12 +296,12 @@ export interface MarketViewOptions {
 type MarketSettings = Market['settings'];
 
 /**
- * The parts of a market's view that never change (config) or change only with its flags (settings, with
- * the leverage caps of the caller): built once per market and state, frozen, and handed out again, since
- * backtests read markets on every step. Everything else in MarketRt that settings show is fixed at addMarket.
+ * The parts of a market's view that change only with its flags (settings, with the leverage caps of the
+ * caller): built once per market and state, frozen, and handed out again, since backtests read markets
+ * on every step. Everything else in MarketRt that settings show is fixed at addMarket; the config is the
+ * engine's own, frozen there.
  */
 interface MarketParts {
-  config: Market['config'];
   /** By flags and leverage caps (see settingsOf); a handful of entries per market. */
   settings: Map<string, MarketSettings>;
   /** The last settings handed out and what they were for: a replay asks for the same on every price. */
@@ -312,24 +312,7 @@ const PARTS = new WeakMap<MarketRt, MarketParts>();
 function partsOf(m: MarketRt): MarketParts {
   let p = PARTS.get(m);
   if (p === undefined) {
-    // A literal, not a spread with `tags` over it: V8 (Node 20) gives each object such a spread
-    // builds a map of its own, and every reader of a market's config (the feed's snapshots, the
-    // guard, strategies) then met a new map with every engine of a sweep.
-    const c = m.config;
-    const config = Object.freeze({
-      baseAsset: c.baseAsset,
-      quoteAsset: c.quoteAsset,
-      settlementToken: c.settlementToken,
-      type: c.type,
-      name: c.name,
-      description: c.description,
-      ticker: c.ticker,
-      imageLink: c.imageLink,
-      tags: Object.freeze([...c.tags]) as string[],
-      category: c.category,
-      priority: c.priority,
-    });
-    p = { config, settings: new Map(), last: undefined };
+    p = { settings: new Map(), last: undefined };
     PARTS.set(m, p);
   }
   return p;
@@ -496,7 +479,7 @@ export function marketView(m: MarketRt, opts: MarketViewOptions): Market {
   const memo = marketMemo(m);
   return {
     id: m.id,
-    config: memo.parts.config,
+    config: m.config,
     state: {
       indexPrice: memo.price.of(m.hasPrice ? m.price : 0n),
       blockTimestamp: m.priceAt,

@@ -9,14 +9,19 @@ import { Dec } from '../../src/core/decimal.js';
 import { LocalSession } from '../../src/runtime/local-session.js';
 import { REPO } from './helpers.js';
 
+/** The SMA crossover over the shipped hourly file: ~20,000 candles, long enough to stop midway. */
+function hourlySession(): Promise<LocalSession> {
+  return LocalSession.create({
+    markets: [{ asset: 'BTC', file: path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv') }],
+    strategies: [{ use: path.join(REPO, 'strategies/sma-cross.ts'), params: { asset: 'BTC', period: '1h' } }],
+    balance: new Dec(100_000),
+    cwd: REPO,
+  });
+}
+
 describe('a synchronous replay', () => {
   it('lets a timer set during the run abort it midway', async () => {
-    const session = await LocalSession.create({
-      markets: [{ asset: 'BTC', file: path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv') }],
-      strategies: [{ use: path.join(REPO, 'strategies/sma-cross.ts'), params: { asset: 'BTC', period: '1h' } }],
-      balance: new Dec(100_000),
-      cwd: REPO,
-    });
+    const session = await hourlySession();
     const controller = new AbortController();
     let scheduled = false;
     const stats = await session.run({
@@ -37,12 +42,7 @@ describe('a synchronous replay', () => {
   });
 
   it('stops at once on a signal aborted before it starts, and leaves no listener on the signal', async () => {
-    const session = await LocalSession.create({
-      markets: [{ asset: 'BTC', file: path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv') }],
-      strategies: [{ use: path.join(REPO, 'strategies/sma-cross.ts'), params: { asset: 'BTC', period: '1h' } }],
-      balance: new Dec(100_000),
-      cwd: REPO,
-    });
+    const session = await hourlySession();
     const controller = new AbortController();
     controller.abort();
     const stats = await session.run({ signal: controller.signal });
