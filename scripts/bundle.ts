@@ -46,7 +46,7 @@ const BUNDLE_PARAMS = 'exports, require, module, __filename, __dirname, __pb, __
 const ENTRIES = ['index', 'cli/main', 'cli/commands/sandbox', 'cli/backtest-run', 'runtime/backtest', 'runtime/sweep-worker', 'report/write'];
 /** Real ES modules beside the bundle: its loader (and the folder of its run-time caches), and the hooks of Node's loader thread. */
 const LOADER = 'core/bundle-loader';
-const LOADER_FILES = [LOADER, 'core/cache-folders'];
+const LOADER_FILES = [LOADER, 'core/cache-folders', 'core/folder-levels'];
 const HOOKS = 'strategy/plugin-hooks';
 
 /** Packages bundled: many small modules each, loaded on every run. */

@@ -11,11 +11,12 @@
  * profile's access list): a real folder is enough there, or the caches would never be used.
  *
  * A real ES module beside the bundle (the bundle's loader imports it before there is a bundle), so it
- * imports Node's modules only.
+ * imports Node's modules only, and folder-levels.ts, which is one too.
  */
-import { lstatSync, mkdirSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { makeFolderLevels } from './folder-levels.js';
 
 /** The cache folder's root (made by no one here). */
 export function propbotCacheDir(env: Record<string, string | undefined> = process.env): string {
@@ -30,7 +31,7 @@ export function ownedCacheFolder(name: string, env: Record<string, string | unde
   const uid = process.getuid?.();
   const modes = platform !== 'win32';
   try {
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    makeFolderLevels(folder, 0o700);
     for (const dir of [base, folder]) {
       const s = lstatSync(dir);
       const why = !s.isDirectory()

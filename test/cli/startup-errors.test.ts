@@ -3,7 +3,7 @@
  * names the config file, the line and the key (or quotes the venue's answer), exits 2, never prints a
  * stack, and never prints the API key.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
@@ -131,6 +131,18 @@ describe('an output folder that can never be created', () => {
     // The run's own log lines come first; the failure is the last line, without a stack.
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(`propbot: cannot create the folder ${out}: cannot create /proc/propbot-test-never: ENOENT (the file system refuses new entries there)`);
+  });
+
+  it.runIf(process.platform === 'linux')('a cache folder under /proc leaves a backtest without its rows cache, not hanging (bounded)', async () => {
+    const out = path.join(dir, 'cache-under-proc');
+    const r = await finish(
+      cli(['backtest', '--strategy', 'sma-cross', '--data', DATA, '--market', 'BTC', '--param', 'period=1h', '--from', '2019-05-01', '--to', '2019-05-03', '--out', out], {
+        PROPBOT_CACHE_DIR: '/proc/propbot-test-never/cache',
+      }),
+      60_000,
+    );
+    expect(r.code).toBe(0);
+    expect(existsSync(path.join(out, 'report.json'))).toBe(true);
   });
 });
 
