@@ -32,6 +32,13 @@
  *                                   the same grid over the 1-minute month (15m SMA, as the backtest
  *                                   above): a run of ~0.4 s instead of ~0.1 s, so each worker's JIT
  *                                   warm-up (its first runs take 2–5× longer) weighs less
+ *   sweep.long.combos-per-minute.w1/.w2, sweep.long.cpu-ms.w1/.w2, sweep.long.cores.w1/.w2
+ *                                   the 2019 scenario over a 96-combination grid: four times the runs,
+ *                                   the same warm-up a worker. Each worker's warm-up costs ~2 s of
+ *                                   CPU (V8 compiling its own copy of the code, its first runs in
+ *                                   slower code meanwhile), and two workers' warm-ups share the one
+ *                                   helper thread V8 has on 2 cores: how much a second worker gains
+ *                                   depends on how many runs share that cost
  * Every process uses a cache folder of its own (PROPBOT_CACHE_DIR in a temporary folder): the sweeps
  * find the month's rows cached by the backtests before them, as a user's would after one backtest.
  * Every process here starts Node with the options of bin/propbot.js's first line (bench/cli-node.ts),
@@ -104,17 +111,21 @@ function fourTimes(file: string, tmp: string): string {
 
 /** What a sweep runs over: a scenario file, or the strategy and data as options. */
 type SweepBase = readonly string[];
-const GRID_VALUES = ['fast=5,8,10,12', 'slow=20,30,40,50,60,80'];
-const GRID = GRID_VALUES.flatMap((g) => ['--grid', g]);
-/** Runs in GRID (24), counted as `propbot sweep` counts them. */
-const COMBOS = spaceSize(searchSpace(parseGrid(GRID_VALUES)));
+const GRID = ['fast=5,8,10,12', 'slow=20,30,40,50,60,80'];
+/** 96 combinations: the long sweep. */
+const LONG_GRID = ['fast=5,6,7,8,9,10,11,12', 'slow=20,25,30,35,40,45,50,55,60,70,80,90'];
 
-function sweep(base: SweepBase, workers: number, tmp: string): { wallMs: number; cpuMs: number } {
+/** Runs in `grid`, counted as `propbot sweep` counts them. */
+function combos(grid: readonly string[]): number {
+  return spaceSize(searchSpace(parseGrid([...grid])));
+}
+
+function sweep(base: SweepBase, grid: readonly string[], workers: number, tmp: string): { wallMs: number; cpuMs: number } {
   const started = performance.now();
   const run = spawnSync(
     process.execPath,
-    [...CLI_NODE_OPTIONS, '--import', pathToFileURL(path.join(root, 'bench/cpu-at-exit.mjs')).href, path.join(root, 'bin/propbot.js'), 'sweep', ...base, ...GRID,
-      '--workers', String(workers), '--out', path.join(tmp, `sweep-${workers}`), '--no-progress'],
+    [...CLI_NODE_OPTIONS, '--import', pathToFileURL(path.join(root, 'bench/cpu-at-exit.mjs')).href, path.join(root, 'bin/propbot.js'), 'sweep', ...base,
+      ...grid.flatMap((g) => ['--grid', g]), '--workers', String(workers), '--out', path.join(tmp, `sweep-${workers}`), '--no-progress'],
     { encoding: 'utf8', maxBuffer: 16 << 20 },
   );
   const wallMs = performance.now() - started;
@@ -122,10 +133,11 @@ function sweep(base: SweepBase, workers: number, tmp: string): { wallMs: number;
   return { wallMs, cpuMs: (JSON.parse(run.stderr.trim().split('\n').pop()!) as { cpuMs: number }).cpuMs };
 }
 
-function sweeps(name: string, base: SweepBase, n: number, tmp: string): void {
+function sweeps(name: string, base: SweepBase, n: number, tmp: string, grid: readonly string[] = GRID): void {
+  const count = combos(grid);
   for (const workers of [1, 2]) {
-    const all = Array.from({ length: n }, () => sweep(base, workers, tmp));
-    reportRuns(`${name}.combos-per-minute.w${workers}`, all.map((s) => (COMBOS * 60_000) / s.wallMs), 'combos/min');
+    const all = Array.from({ length: n }, () => sweep(base, grid, workers, tmp));
+    reportRuns(`${name}.combos-per-minute.w${workers}`, all.map((s) => (count * 60_000) / s.wallMs), 'combos/min');
     reportRuns(`${name}.cpu-ms.w${workers}`, all.map((s) => s.cpuMs), 'cpu-ms');
     reportRuns(`${name}.cores.w${workers}`, all.map((s) => s.cpuMs / s.wallMs), 'cores');
   }
@@ -167,7 +179,9 @@ export async function run(): Promise<void> {
       const month = median(one.map((r) => r.peakRssMb));
       reportRuns('backtest.sma-cross-4x.peak-rss-ratio', big.map((r) => r.peakRssMb / month), 'x');
     } else process.stdout.write('backtest.sma-cross-4x.peak-rss skipped: needs ../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv\n');
-    sweeps('sweep', [path.join(root, 'backtest/sma-cross-btc-2019.yaml')], n, tmp);
+    const scenario = [path.join(root, 'backtest/sma-cross-btc-2019.yaml')];
+    sweeps('sweep', scenario, n, tmp);
+    sweeps('sweep.long', scenario, n, tmp, LONG_GRID);
     if (file === shared) sweeps('sweep.month', ['--strategy', 'sma-cross', '--data', `BTC=${shared}`, '--param', 'period=15m'], n, tmp);
     else process.stdout.write(`sweep.month skipped: needs ${path.relative(root, shared)}\n`);
   } finally {
