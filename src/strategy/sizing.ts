@@ -8,9 +8,15 @@
  * so N = share × equity / that, and A = N × (1/L + f), rounded DOWN to 9 decimals so the loss never
  * exceeds the budget. Spread, price impact and a stop that gaps past its trigger are not modelled:
  * the result is a budget, not a guarantee (leave room in `share`).
+ *
+ * Each figure is one quotient of exact products (A = share·equity·(1 + fL)·entry / (L·(|entry − stop|
+ * + f·stop + f·entry)), and so on), rounded once and in the direction that keeps it within the
+ * budget: the amount and the notional down, the loss up. Worked as a chain of Decimal operations,
+ * each rounded half-even at 60 digits, a loss exactly equal to the budget came out 2·10^-58 over it
+ * (and an amount just under a 9-decimal step could come out a step over).
  */
 import type { Decimal } from 'decimal.js';
-import { Dec, ONE } from '../core/decimal.js';
+import { Dec } from '../core/decimal.js';
 import { PropbotError } from '../core/errors.js';
 import type { Direction } from '../api/types.js';
 
@@ -61,10 +67,26 @@ export function sizeByRisk(input: RiskSizingInput): RiskSizing {
       `a ${direction} stop must be ${direction === 'long' ? 'below' : 'above'} the entry ${entry.toString()}, got ${stop.toString()}`,
     );
   }
-  const lossPerNotional = entry.minus(stop).abs().div(entry).plus(feeRate.times(stop).div(entry)).plus(feeRate);
-  const budget = equity.times(share);
-  const reservePerNotional = ONE.div(leverage).plus(feeRate);
-  const amount = budget.div(lossPerNotional).times(reservePerNotional).toDecimalPlaces(9, Dec.ROUND_DOWN);
-  const notional = amount.div(reservePerNotional);
-  return { amount, notional, lossAtStop: notional.times(lossPerNotional) };
+  // Loss per notional is lossTimesEntry / entry; the reserve per notional, reserveTimesL / L.
+  const lossTimesEntry = exact(entry).minus(stop).abs().plus(exact(feeRate).times(stop)).plus(exact(feeRate).times(entry));
+  const reserveTimesL = exact(feeRate).times(leverage).plus(1);
+  const budget = exact(equity).times(share);
+  const amount = quotient(DOWN, budget.times(reserveTimesL).times(entry), lossTimesEntry.times(leverage)).toDecimalPlaces(9, Dec.ROUND_DOWN);
+  const notional = quotient(DOWN, exact(amount).times(leverage), reserveTimesL);
+  const lossAtStop = quotient(UP, exact(amount).times(leverage).times(lossTimesEntry), reserveTimesL.times(entry));
+  return { amount, notional, lossAtStop };
+}
+
+/** Wide enough that a product of three figures of 60 digits each is exact. */
+const EXACT = Dec.clone({ precision: 200 });
+const DOWN = Dec.clone({ rounding: Dec.ROUND_FLOOR });
+const UP = Dec.clone({ rounding: Dec.ROUND_CEIL });
+
+function exact(value: Decimal): Decimal {
+  return new EXACT(value);
+}
+
+/** `a / b` rounded once to Dec's 60 digits, toward `rounding`'s side, as a Dec. */
+function quotient(rounding: typeof DOWN, a: Decimal, b: Decimal): Decimal {
+  return new Dec(new rounding(a).div(b));
 }

@@ -136,7 +136,8 @@ describe('sizeByRisk', () => {
           expect(budget.minus(r.lossAtStop).lte(perAmount.times('0.000000001').plus('1e-30'))).toBe(true);
         },
       ),
-      { numRuns: 300 },
+      // A loss exactly equal to the budget (the reserve is 0.4 of the loss per notional), once 2·10^-58 over it.
+      { numRuns: 300, examples: [[562_202, 1, 100, 500, 5, false]] },
     );
   });
 });
