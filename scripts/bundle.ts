@@ -50,7 +50,7 @@ const LOADER_FILES = [LOADER, 'core/cache-folders', 'core/folder-levels'];
 const HOOKS = 'strategy/plugin-hooks';
 
 /** Packages bundled: many small modules each, loaded on every run. */
-const BUNDLED = new Set(['zod', 'rxjs', 'decimal.js', 'trading-signals', 'p-queue', 'p-timeout', 'eventemitter3', 'tslib']);
+const BUNDLED = new Set(['zod', 'rxjs', 'decimal.js', 'trading-signals', 'p-queue', 'p-timeout', 'eventemitter3', 'tslib', 'yaml']);
 /** Bundled packages a plugin may import itself; they get entries in dist/vendor/. */
 const VENDORED = ['zod', 'rxjs', 'decimal.js'] as const;
 
@@ -100,11 +100,24 @@ const importMeta: Esbuild.Plugin = {
       const source = readFileSync(args.path, 'utf8');
       if (!source.includes('import.meta')) return undefined;
       const url = JSON.stringify(path.relative(DIST, args.path).split(path.sep).join('/'));
-      const contents = source.replaceAll('import.meta.url', `(__pb.dist + ${url})`).replaceAll('import.meta.resolve(', '__pb.resolve(');
+      const contents = requireBundled(source).replaceAll('import.meta.url', `(__pb.dist + ${url})`).replaceAll('import.meta.resolve(', '__pb.resolve(');
       return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
     });
   },
 };
+
+/**
+ * `createRequire(import.meta.url)('yaml')`, a bundled package required where it is first used (a
+ * synchronous load an ES module can only write so), becomes `require('yaml')`: esbuild then bundles the
+ * package and runs it at that call, not at start-up, and the code cache holds it. Left as it was, the
+ * call loaded the package's ~70 files from node_modules at every run that read a YAML file (~20 ms).
+ */
+function requireBundled(source: string): string {
+  return source.replace(/createRequire\(import\.meta\.url\)\((['"])([^'"]+)\1\)/g, (call, _quote: string, specifier: string) => {
+    const name = packageName(specifier);
+    return name !== undefined && BUNDLED.has(name) ? `require(${JSON.stringify(specifier)})` : call;
+  });
+}
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {

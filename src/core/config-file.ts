@@ -18,7 +18,7 @@ let loadedYaml: typeof Yaml | undefined;
  * The yaml library, loaded when a file is first read: a backtest from command-line flags, or a plugin
  * importing 'propbot', reads none, and loading it is ~70 modules. Required, not imported, because
  * these functions are synchronous; under Node the package's entry is CommonJS either way, so this is
- * the very module an `import` would give.
+ * the very module an `import` would give. The build bundles it (scripts/bundle.ts), still run here.
  */
 function yaml(): typeof Yaml {
   loadedYaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml;

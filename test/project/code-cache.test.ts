@@ -120,6 +120,19 @@ describe('the bundle and its code cache', () => {
     expect(JSON.parse(r.stdout)).toEqual({ error: true, decimal: true, zod: true, rxjs: true });
   });
 
+  it('reads a YAML file with the yaml library the bundle holds, loading none of its files from node_modules', async () => {
+    const script = `
+      const { createRequire } = await import('node:module');
+      const { loadConfigFile } = await import(${url('core/config-file.js')});
+      const { z } = await import(${url('vendor/zod.js')});
+      const scenario = loadConfigFile(${JSON.stringify(path.join(REPO, 'backtest/sma-cross-btc-2019.yaml'))}, z.object({ name: z.string() }).passthrough());
+      const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.split(/[\\\\/]/).join('/').includes('/node_modules/yaml/'));
+      process.stdout.write(JSON.stringify({ name: scenario.name, loaded }));`;
+    const r = await node(script, {});
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ name: 'sma-cross-btc-2019', loaded: [] });
+  });
+
   it('every name of every dist/ entry and vendored subpath is defined, its namespace made on first import', async () => {
     // The bundle defines most namespaces' getters only when their entry is first required (scripts/bundle.ts,
     // deferNamespaceExports): an entry whose getters were never defined would export undefined names.
