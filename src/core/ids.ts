@@ -28,11 +28,17 @@ export function uuidFromString(text: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-type OneShotHash = (algorithm: string, data: string, encoding: 'hex') => string;
+type DigestEncoding = 'hex' | 'base64url';
+type OneShotHash = (algorithm: string, data: string, encoding: DigestEncoding) => string;
 /** Node's one-shot `crypto.hash` (20.12 and later): a third of a Hash object's cost for a short text. */
 const oneShot = (crypto as { hash?: OneShotHash }).hash;
 
+/** The `algorithm` digest of `text` (UTF-8) in `encoding`, as a Hash object gives it. */
+export function digestText(algorithm: 'sha1' | 'sha256', text: string, encoding: DigestEncoding): string {
+  return oneShot !== undefined ? oneShot(algorithm, text, encoding) : crypto.createHash(algorithm).update(text).digest(encoding);
+}
+
 /** The SHA-1 of `text` in hex. A backtest derives an id from its seed and a counter for every order and intent. */
 export function sha1Hex(text: string): string {
-  return oneShot !== undefined ? oneShot('sha1', text, 'hex') : crypto.createHash('sha1').update(text).digest('hex');
+  return digestText('sha1', text, 'hex');
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SeededIds, sha1Hex, uuidFromString } from '../../src/core/ids.js';
+import { digestText, SeededIds, sha1Hex, uuidFromString } from '../../src/core/ids.js';
+import { idempotencyKey } from '../../src/execution/idempotency.js';
 
 describe('seeded ids', () => {
   it('hash a text as a SHA-1 Hash object does', () => {
@@ -11,6 +12,18 @@ describe('seeded ids', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('digest a text as a Hash object does, and keep idempotency keys what they were', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 80 }), fc.constantFrom('sha1', 'sha256') as fc.Arbitrary<'sha1' | 'sha256'>, fc.constantFrom('hex', 'base64url') as fc.Arbitrary<'hex' | 'base64url'>, (text, algorithm, encoding) => {
+        expect(digestText(algorithm, text, encoding)).toBe(createHash(algorithm).update(text).digest(encoding));
+      }),
+      { numRuns: 300 },
+    );
+    // A key sent before this build must be the key a restart sends for the same intent now.
+    expect(idempotencyKey('intent-1', 'create')).toBe('pb1-' + createHash('sha256').update('intent-1:create').digest('base64url').slice(0, 32));
+    expect(idempotencyKey('intent-1', 'create')).toBe('pb1-a19LQwnReywZOeR_frVQMVUUXHL9mUYQ');
   });
 
   it('hand out the same UUID-shaped ids for the same seed, whatever runs between', () => {
