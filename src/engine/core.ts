@@ -22,8 +22,8 @@ import type {
 import { ACCOUNT_STATUSES, ACCOUNT_TYPES, LOCKED_STATUSES, MARKET_CATEGORIES } from '../api/types.js';
 import { doubleArray, objectArray } from '../core/arrays.js';
 import { ConfigError } from '../core/errors.js';
-import { BigIntColumn, Int32Column } from '../core/columns.js';
 import { SeededIds } from '../core/ids.js';
+import { EquityMinutes } from './equity-minutes.js';
 import { S, S2, ceilDiv, decToRaw, divFloor, floorDiv, minB, mulCeil, mulFloor, parseRaw } from './fixed.js';
 import { IdempotencyStore } from './idempotency.js';
 import { activeOrdersStart } from './reads.js';
@@ -258,8 +258,7 @@ export class EngineCore {
       lastIncreaseAt: new Map(),
       chart: [],
       sampleStart: this.minute,
-      samples: new BigIntColumn(),
-      samplePhase: new Int32Column(),
+      samples: new EquityMinutes(),
       curMinute: this.minute,
       phaseStarts: [{ minute: this.minute, phaseIndex: 0, startEquity: initial }],
       dirtyStep: -1,
@@ -427,8 +426,7 @@ export class EngineCore {
     const minutes = this.minute - a.curMinute;
     if (minutes <= 0) return;
     const eq = a.balance + a.upnl;
-    a.samples.pushRepeated(eq, minutes);
-    a.samplePhase.pushRepeated(a.phaseIndex, minutes);
+    a.samples.pushRepeated(eq, a.phaseIndex, minutes);
     a.curMinute = this.minute;
   }
 
@@ -1089,8 +1087,7 @@ export class EngineCore {
     a.failedAt = this.now;
     this.#stopTrading(a, 'stop_accounts_fail');
     // The failure minute's sample is the final equity; nothing is sampled after it.
-    a.samples.push(a.balance + a.upnl);
-    a.samplePhase.push(a.phaseIndex);
+    a.samples.pushRepeated(a.balance + a.upnl, a.phaseIndex, 1);
     a.curMinute = this.minute + 1;
     this.#accountEvent(a, 'challenge_failed', { failureReason: reason, equity: eq.toString(), threshold: threshold.toString(), phase: a.phase });
   }

@@ -69,8 +69,8 @@ export function equityHistory(core: EngineCore, a: AccountRt, q: EquityHistoryQu
   for (let mi = first; mi <= last; mi++) {
     const i = mi - a.sampleStart;
     const stored = i < a.samples.length;
-    const phaseIndex = stored ? a.samplePhase.get(i) : a.phaseIndex;
-    out.push({ timestamp: mi * step, volume: rawToDec(stored ? a.samples.get(i) : eqNow), phaseIndex, phaseStartEquity: phaseStart(phaseIndex) });
+    const phaseIndex = stored ? a.samples.phaseAt(i) : a.phaseIndex;
+    out.push({ timestamp: mi * step, volume: rawToDec(stored ? a.samples.equityAt(i) : eqNow), phaseIndex, phaseStartEquity: phaseStart(phaseIndex) });
   }
   if (ts === undefined) out.push({ timestamp: end, volume: rawToDec(eqNow), phaseIndex: a.phaseIndex, phaseStartEquity: phaseStart(a.phaseIndex) });
   return out;

@@ -16,7 +16,7 @@ import type {
   PositionStatus,
   SizeMode,
 } from '../api/types.js';
-import type { BigIntColumn, Int32Column } from '../core/columns.js';
+import type { EquityMinutes } from './equity-minutes.js';
 import type { MarketPreset, PhasePreset } from './presets.js';
 import type { WeeklySchedule } from './schedule.js';
 
@@ -174,12 +174,11 @@ export interface AccountRt {
   chart: ChartRec[];
 
   /**
-   * Equity samples: `samples.get(i)` is the equity at the end of minute `sampleStart + i`, in the
-   * phase `samplePhase.get(i)`. Columns, not arrays: an account keeps one a minute for as long as it runs.
+   * Equity samples: `samples.equityAt(i)` is the equity at the end of minute `sampleStart + i`, in the
+   * phase `samples.phaseAt(i)`. Kept as runs of equal minutes: an account keeps one a minute for as long as it runs.
    */
   sampleStart: number;
-  samples: BigIntColumn;
-  samplePhase: Int32Column;
+  samples: EquityMinutes;
   /** The minute now being built (not yet in `samples`). */
   curMinute: number;
   phaseStarts: PhaseStart[];
