@@ -77,8 +77,11 @@ export function sizeByRisk(input: RiskSizingInput): RiskSizing {
   return { amount, notional, lossAtStop };
 }
 
-/** Wide enough that a product of three figures of 60 digits each is exact. */
-const EXACT = Dec.clone({ precision: 200 });
+/**
+ * Wide enough that every product and sum above is exact: for inputs of 60 digits each, the amount's
+ * numerator has at most ~300. Decimal's cost follows the digits a value has, not this bound.
+ */
+const EXACT = Dec.clone({ precision: 400 });
 const DOWN = Dec.clone({ rounding: Dec.ROUND_FLOOR });
 const UP = Dec.clone({ rounding: Dec.ROUND_CEIL });
 
