@@ -1,6 +1,6 @@
 /**
  * Append-only columns of numbers in fixed-size typed-array chunks, for series kept once per minute
- * of a run (equity samples): a plain array holds a pointer and a heap object (a bigint, a boxed
+ * of a run (the report's equity samples) or nearly (the engine's runs of equal minutes): a plain array holds a pointer and a heap object (a bigint, a boxed
  * number, a sample) for every minute, 30 to 70 bytes where the column holds 4 or 8, and grows by
  * copying itself. A chunk is never copied or resized, so a long run's memory grows only by what it
  * keeps.
@@ -21,7 +21,6 @@ const MASK = CHUNK - 1;
 
 interface Chunk<T> {
   [index: number]: T;
-  fill(value: T, start: number, end: number): unknown;
 }
 
 class Column<T> {
@@ -42,20 +41,6 @@ class Column<T> {
     if ((n & MASK) === 0) this.#chunks.push(this.#make(CHUNK));
     this.#chunks[n >>> CHUNK_BITS]![n & MASK] = value;
     this.#length = n + 1;
-  }
-
-  /** `value`, `count` times: a chunk's run at once (an engine pushes a minute's equity for every minute a step skips). */
-  pushRepeated(value: T, count: number): void {
-    let n = this.#length;
-    const end = n + count;
-    while (n < end) {
-      if ((n & MASK) === 0) this.#chunks.push(this.#make(CHUNK));
-      const at = n & MASK;
-      const upto = Math.min(CHUNK, at + (end - n));
-      this.#chunks[n >>> CHUNK_BITS]!.fill(value, at, upto);
-      n += upto - at;
-    }
-    this.#length = n;
   }
 
   /** The value at `index` (0 ≤ index < length; not checked). */
@@ -99,15 +84,6 @@ export class BigIntColumn {
       this.#wide.set(this.#values.length, value);
       this.#values.push(INT64_MIN);
     }
-  }
-
-  /** `value`, `count` times. */
-  pushRepeated(value: bigint, count: number): void {
-    if (value > INT64_MIN && BigInt.asIntN(64, value) === value) {
-      this.#values.pushRepeated(value, count);
-      return;
-    }
-    for (let i = 0; i < count; i += 1) this.push(value);
   }
 
   get(index: number): bigint {

@@ -28,30 +28,4 @@ describe('columns', () => {
       }),
     );
   });
-
-  it('push a value many times at once as pushing it that many times, across chunk boundaries', () => {
-    const value = fc.oneof(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), fc.constantFrom(-(1n << 63n), 1n << 63n, 0n));
-    fc.assert(
-      fc.property(fc.array(fc.tuple(value, fc.integer({ min: 0, max: 9000 })), { maxLength: 8 }), (runs) => {
-        const repeated = new BigIntColumn();
-        const phases = new Int32Column();
-        const expected: bigint[] = [];
-        runs.forEach(([v, count], k) => {
-          repeated.pushRepeated(v, count);
-          phases.pushRepeated(k, count);
-          for (let i = 0; i < count; i++) expected.push(v);
-        });
-        expect(repeated.length).toBe(expected.length);
-        expect(phases.length).toBe(expected.length);
-        // Every value, and so every chunk boundary a run crossed.
-        for (let i = 0; i < expected.length; i++) expect(repeated.get(i)).toBe(expected[i]);
-        let at = 0;
-        runs.forEach(([, count], k) => {
-          for (let i = at; i < at + count; i++) expect(phases.get(i)).toBe(k);
-          at += count;
-        });
-      }),
-      { numRuns: 60 },
-    );
-  });
 });
