@@ -175,7 +175,8 @@ export interface AccountRt {
 
   /**
    * Equity samples: `samples.equityAt(i)` is the equity at the end of minute `sampleStart + i`, in the
-   * phase `samples.phaseAt(i)`. Kept as runs of equal minutes: an account keeps one a minute for as long as it runs.
+   * phase `samples.phaseAt(i)`: a point a minute for as long as the account runs, kept as runs of equal
+   * minutes (equity-minutes.ts).
    */
   sampleStart: number;
   samples: EquityMinutes;

@@ -89,7 +89,7 @@ function exact(value: Decimal): Decimal {
   return new EXACT(value);
 }
 
-/** `a / b` rounded once to Dec's 60 digits, toward `rounding`'s side, as a Dec. */
-function quotient(rounding: typeof DOWN, a: Decimal, b: Decimal): Decimal {
-  return new Dec(new rounding(a).div(b));
+/** `a / b` rounded once to Dec's 60 digits toward `side` (DOWN or UP), as a Dec. */
+function quotient(side: typeof DOWN, a: Decimal, b: Decimal): Decimal {
+  return new Dec(new side(a).div(b));
 }
