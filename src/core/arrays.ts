@@ -18,6 +18,17 @@ export function objectArray<T>(): T[] {
   return OBJECTS.slice() as T[];
 }
 
+/**
+ * The items of `list` that `keep` accepts, in an array for objects however many there are:
+ * `Array#filter` makes its result as a literal `[]` does, so an empty result has another kind than a
+ * filled one.
+ */
+export function objectsWhere<T>(list: readonly T[], keep: (item: T) => boolean): T[] {
+  const out = objectArray<T>();
+  for (const item of list) if (keep(item)) out.push(item);
+  return out;
+}
+
 /** An empty array for numbers that are not all small integers (times in ms, prices). */
 export function doubleArray(): number[] {
   return DOUBLES.slice();

@@ -256,7 +256,7 @@ export class EngineCore {
       ordersActiveFrom: 0,
       holdings: new Map(),
       lastIncreaseAt: new Map(),
-      chart: [],
+      chart: objectArray(),
       sampleStart: this.minute,
       samples: new EquityMinutes(),
       curMinute: this.minute,

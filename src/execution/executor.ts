@@ -15,6 +15,7 @@
 import PQueue from 'p-queue';
 import { Subject, type Observable } from 'rxjs';
 import type { Decimal } from 'decimal.js';
+import { objectsWhere } from '../core/arrays.js';
 import { OPERATION_BUCKET, type Exchange, type ExchangeOperation, type Idempotent } from '../api/exchange.js';
 import { OrderNotActiveError, RateLimitError, TransientFailure, VenueRefusal } from '../api/errors.js';
 import type { CreateOrderRequest, EditOrderRequest, Order, Position } from '../api/types.js';
@@ -918,7 +919,7 @@ export class Executor {
       throw new IntentEnd('rejected', 'external_position', `position ${positionId} was not opened by propbot; it is left alone`);
     }
     // Without an id, only positions propbot opened are candidates.
-    const open = positions.filter((p) => p.status === 'opened' && !(positionId === undefined && external?.has(p.idx)));
+    const open = objectsWhere(positions, (p) => p.status === 'opened' && !(positionId === undefined && external?.has(p.idx)));
     const found = positionId ? open.find((p) => p.idx === positionId) : open.find((p) => p.direction === direction);
     if (!found) {
       const what = positionId ? `position ${positionId}` : `open ${direction} position`;

@@ -5,6 +5,7 @@
 import type { Account, Market, Order, Position, RiskStatus } from '../api/types.js';
 import { INCREASE_ORDER_TYPES, LOCKED_STATUSES } from '../api/types.js';
 import type { Decimal } from 'decimal.js';
+import { objectArray } from '../core/arrays.js';
 import type { AccountRiskConfig, DrawdownLimits, RiskGuardConfig } from './config.js';
 import type {
   AccountFigures,
@@ -228,9 +229,9 @@ export class AccountBook {
   readonly positions = new Map<string, Position[]>();
   readonly #positionsRaw = new Map<string, PositionRaw[]>();
   /** Active orders, and what the figures need from them, read once per snapshot. */
-  orders: readonly Order[] = [];
+  orders: readonly Order[] = objectArray();
   #stops = new Map<string, StopRaw[]>();
-  #entries: EntryRaw[] = [];
+  #entries: EntryRaw[] = objectArray();
   #reserves = 0n;
   readonly lastIncreaseByPosition = new Map<string, number>();
   readonly lastIncreaseByAsset = new Map<string, number>();
@@ -311,7 +312,11 @@ export class AccountBook {
     this.#positionsRead.set(asset, read);
     if (open.length > 0) {
       this.positions.set(asset, open);
-      this.#positionsRaw.set(asset, open.map(positionRaw));
+      // Pushed into an array for objects: `map` gave these lists two kinds (packed or holey, by the
+      // path V8 took), and a sweep's worker threw the loops over them away at the other ("wrong map").
+      const raws = objectArray<PositionRaw>();
+      for (const p of open) raws.push(positionRaw(p));
+      this.#positionsRaw.set(asset, raws);
     } else {
       this.positions.delete(asset);
       this.#positionsRaw.delete(asset);
@@ -325,7 +330,7 @@ export class AccountBook {
   setOrders(active: readonly Order[]): void {
     this.orders = active;
     this.#stops = stopsByPosition(active);
-    const entries: EntryRaw[] = [];
+    const entries: EntryRaw[] = objectArray();
     let reserves = 0n;
     for (const o of active) {
       if (!INCREASE_TYPES.has(o.type)) continue;
@@ -409,10 +414,10 @@ export class AccountBook {
     // What the positions occupy, their notionals and margins move only with the positions; the
     // worst cases move with every price.
     const shape = (this.#shape ??= this.#positionsShape());
-    const views: PositionView[] = [];
+    const views: PositionView[] = objectArray();
     let openWorst = 0n;
     let drift: PriceDrift[] | null =
-      config.drawdown.countPendingEntries && this.#entries.length > 0 ? null : driftBounded(params, this.#stops.values()) ? [] : null;
+      config.drawdown.countPendingEntries && this.#entries.length > 0 ? null : driftBounded(params, this.#stops.values()) ? objectArray<PriceDrift>() : null;
     for (const [asset, list] of this.#positionsRaw) {
       const m = markets.get(asset);
       if (m === undefined) drift = null;
@@ -594,7 +599,7 @@ export class AccountBook {
   /** Each market's net size and notional (long +, short −), while the positions stand. */
   #holdings: readonly { readonly asset: string; readonly netSize: bigint; readonly netNotional: bigint }[] | undefined;
   #netHoldings(): { asset: string; netSize: bigint; netNotional: bigint }[] {
-    const out: { asset: string; netSize: bigint; netNotional: bigint }[] = [];
+    const out: { asset: string; netSize: bigint; netNotional: bigint }[] = objectArray();
     for (const [asset, list] of this.#positionsRaw) {
       let netSize = 0n;
       let netNotional = 0n;
@@ -697,7 +702,7 @@ export class AccountBook {
 
     const limits = this.#limits(config, acc, phase);
     const buffer = toRaw(config.drawdown.buffer, 'ceil');
-    const floors: Floor[] = [];
+    const floors: Floor[] = objectArray();
     const addFloor = (name: FloorName, base: bigint): void => {
       const limit = limits[name];
       if (limit === null) return;

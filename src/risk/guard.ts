@@ -15,7 +15,7 @@
  */
 import { Subject, Subscription, type Observable } from 'rxjs';
 import type { Account, ScalpingCoefficient } from '../api/types.js';
-import { objectArray } from '../core/arrays.js';
+import { objectArray, objectsWhere } from '../core/arrays.js';
 import { WallClock, type Clock } from '../core/clock.js';
 import type { Decimal } from 'decimal.js';
 import { newId } from '../core/ids.js';
@@ -364,7 +364,7 @@ export class RiskGuard {
 
   observePositions(snapshot: PositionsSnapshot): void {
     const book = this.#book(snapshot.accountId);
-    const open = snapshot.data.filter((p) => p.status === 'opened');
+    const open = objectsWhere(snapshot.data, (p) => p.status === 'opened');
     for (const p of open) {
       const increasedAt = p.eventName === 'increasePosition' ? p.lastUpdatedAt.getTime() : p.openedAt.getTime();
       const known = book.lastIncreaseByPosition.get(p.idx) ?? 0;
@@ -385,7 +385,7 @@ export class RiskGuard {
 
   observeOrders(snapshot: OrdersSnapshot): void {
     const book = this.#book(snapshot.accountId);
-    book.setOrders(snapshot.data.filter((o) => o.status === 'active'));
+    book.setOrders(objectsWhere(snapshot.data, (o) => o.status === 'active'));
     book.settle(snapshot.takenAt, this.#config.drawdown.pendingSettleMs, 'orders');
     this.#evaluate(book, this.#clock.now());
   }

@@ -89,7 +89,7 @@ const FILL_EVENTS = new Set(['increasePosition', 'closePosition', 'liquidate', '
 const PROTECTIVE_TYPES: ReadonlySet<string> = new Set(['stop', 'take', 'trailing_stop']);
 
 export async function runBacktest(options: BacktestOptions): Promise<BacktestOutcome> {
-  const denials: DenialRecord[] = [];
+  const denials: DenialRecord[] = objectArray();
   const rulesOff = options.rules === 'off';
   const session = await LocalSession.create({
     ...options,
@@ -101,7 +101,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   });
   const { engine, accountId } = session;
   const attribution = new Attribution(session.executor);
-  const guardActions: GuardActionRecord[] = [];
+  const guardActions: GuardActionRecord[] = objectArray();
   const actionsSub = session.guard.actions$.subscribe((a) => {
     if (a.accountId !== accountId) return;
     const { accountId: _, ...record } = a;
@@ -110,7 +110,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   const assetOf = new Map([...session.markets.values()].map((m) => [m.marketId, m.asset]));
 
   const fills: FillRecord[] = objectArray();
-  const funding: FundingRecord[] = [];
+  const funding: FundingRecord[] = objectArray();
   // Attributed after the run (see below): each fill's event is kept as what attributing it reads.
   const fillEvents: AttributedEvent[] = objectArray();
   const trades = new Map<string, OpenTrade>();
@@ -118,7 +118,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   // verdict is kept as a transition, and the equity curve stays continuous: what the account had
   // before the reset is carried as an offset, so drawdown and pnl measure trading, not the reset.
   const startPhase = engine.getAccount(accountId)?.currentPhase ?? 'active_evaluation';
-  const transitions: Array<{ at: number; from: string; to: string }> = [];
+  const transitions: Array<{ at: number; from: string; to: string }> = objectArray();
   // fp9 like the engine's figures it is added to (balances are whole fp9 units).
   let offset = 0n;
   const initialRaw = toFp9Raw(options.balance, 'exact', 'balance');

@@ -691,16 +691,22 @@ async function* withinRange<R extends ReplayRow>(rows: AsyncIterable<R>, from: (
 }
 
 /** The rows inside the range; without one, the rows' own iterator (no layer per row). */
-function withinRangeSync<R extends ReplayRow>(rows: Iterable<R>, from: (() => number) | undefined, to: number | undefined): Iterator<R> {
+export function withinRangeSync<R extends ReplayRow>(rows: Iterable<R>, from: (() => number) | undefined, to: number | undefined): Iterator<R> {
   if (from === undefined && to === undefined) return rows[Symbol.iterator]();
-  return (function* () {
-    const where = rangeCheck(from, to);
-    for (const row of rows) {
-      const w = where(row);
-      if (w === 'after') return;
-      if (w === 'inside') yield row;
-    }
-  })();
+  return rowsInside(rows, rangeCheck(from, to));
+}
+
+/**
+ * One generator function for every run: each closure of a generator function has a prototype of
+ * its own for its generators, so a generator made inside `withinRangeSync` had another map in each
+ * run, and the replay's compiled row loop was thrown away once a sweep's run ("wrong map").
+ */
+function* rowsInside<R extends ReplayRow>(rows: Iterable<R>, where: (row: ReplayRow) => 'before' | 'inside' | 'after'): Generator<R> {
+  for (const row of rows) {
+    const w = where(row);
+    if (w === 'after') return;
+    if (w === 'inside') yield row;
+  }
 }
 
 /** `first`, then the rest of the rows, synchronous if they are. */

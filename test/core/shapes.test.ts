@@ -5,8 +5,10 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { doubleArray, objectArray } from '../../src/core/arrays.js';
+import { doubleArray, objectArray, objectsWhere } from '../../src/core/arrays.js';
 import { ENGINE_PRESETS, phaseRules } from '../../src/engine/presets.js';
+import type { ReplayRow } from '../../src/feed/files/types.js';
+import { withinRangeSync } from '../../src/runtime/local-session.js';
 import { world } from '../engine/helpers.js';
 
 setFlagsFromString('--allow-natives-syntax');
@@ -35,7 +37,33 @@ describe('empty arrays of their final kind', () => {
   });
 });
 
+describe('filtered lists of one kind', () => {
+  it('objectsWhere keeps what filter keeps, in an array for objects whether or not it keeps any', () => {
+    const list = [{ s: 'opened', n: 1 }, { s: 'closed', n: 2 }, { s: 'opened', n: 3 }];
+    // A list read back empty is often a literal `[]`, and filter's result takes the kind of its input.
+    const empty: typeof list = [];
+    const some = objectsWhere(list, (p) => p.s === 'opened');
+    const none = objectsWhere(list, (p) => p.s === 'pending');
+    const fromEmpty = objectsWhere(empty, () => true);
+    expect(some).toEqual(list.filter((p) => p.s === 'opened'));
+    expect(none).toEqual([]);
+    expect(fromEmpty).toEqual([]);
+    expect(sameMap(list.filter((p) => p.s === 'opened'), empty.filter(() => true))).toBe(false);
+    expect(objectElements(fromEmpty)).toBe(true);
+    expect(sameMap(some, none)).toBe(true);
+    expect(sameMap(some, fromEmpty)).toBe(true);
+  });
+});
+
 describe('one map whatever the inputs', () => {
+  it("the replay's rows inside a range come from generators of one map, run after run", () => {
+    const rows: ReplayRow[] = [0, 1, 2, 3].map((i) => ({ time: i * 60_000, line: i + 2, openFp9: 1n, highFp9: 1n, lowFp9: 1n, closeFp9: 1n }));
+    const runs = [1, 2, 3].map((from) => withinRangeSync(rows, () => from * 60_000, 3 * 60_000));
+    expect(sameMap(runs[0]!, runs[1]!)).toBe(true);
+    expect(sameMap(runs[0]!, runs[2]!)).toBe(true);
+    expect([...(runs[0] as unknown as Iterable<ReplayRow>)].map((r) => r.time)).toEqual([60_000, 120_000]);
+  });
+
   it('phaseRules: overrides of different keys give the same shape, and the same values a spread gives', () => {
     const base = ENGINE_PRESETS.phases['active_evaluation']!;
     const a = phaseRules(base, { profitTarget: '5' });
