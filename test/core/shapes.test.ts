@@ -6,6 +6,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { doubleArray, objectArray, objectsWhere } from '../../src/core/arrays.js';
+import { Dec } from '../../src/core/decimal.js';
+import { fp9Decimal } from '../../src/core/fp9.js';
 import { ENGINE_PRESETS, phaseRules } from '../../src/engine/presets.js';
 import type { ReplayRow } from '../../src/feed/files/types.js';
 import { withinRangeSync } from '../../src/runtime/local-session.js';
@@ -15,6 +17,7 @@ setFlagsFromString('--allow-natives-syntax');
 const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
 const objectElements = new Function('a', 'return %HasObjectElements(a)') as (a: unknown[]) => boolean;
 const doubleElements = new Function('a', 'return %HasDoubleElements(a)') as (a: unknown[]) => boolean;
+const smiElements = new Function('a', 'return %HasSmiElements(a)') as (a: unknown[]) => boolean;
 
 describe('empty arrays of their final kind', () => {
   it('objectArray holds objects from the start, and stays empty and separate', () => {
@@ -52,6 +55,20 @@ describe('filtered lists of one kind', () => {
     expect(objectElements(fromEmpty)).toBe(true);
     expect(sameMap(some, none)).toBe(true);
     expect(sameMap(some, fromEmpty)).toBe(true);
+  });
+});
+
+describe("decimal.js's words", () => {
+  it('an fp9 Decimal holds its words as small integers, as decimal.js holds its own', () => {
+    const words = (d: unknown): number[] => (d as { d: number[] }).d;
+    // An integer part, both fraction words, one fraction word, a fraction alone, a negative.
+    for (const raw of [123_456_789_012_345n, 5_000_012_300_000n, 1_000_000_000n, 123n, -987_654_321_000n]) {
+      const d = fp9Decimal(raw);
+      expect(smiElements(words(d)), `${raw}`).toBe(true);
+      expect(d.eq(new Dec(raw.toString()).div(1e9)), `${raw}`).toBe(true);
+    }
+    expect(smiElements(words(new Dec('50000.123')))).toBe(true);
+    expect(smiElements(words(new Dec('50000.123').div(3)))).toBe(true);
   });
 });
 
