@@ -264,6 +264,13 @@ export class EngineCore {
       dirtyStep: -1,
     };
     this.#applyPhaseRules(a);
+    // Money the first trade changes, stored once more with another value: V8 takes a field stored
+    // only once for a constant, and code compiled meanwhile that read it was thrown away at the first
+    // fill (docs/performance-log.md, fifteenth round).
+    a.balance = initial - 1n;
+    a.balance = initial;
+    a.margin = 1n;
+    a.margin = 0n;
     if (rules.withdrawalPeriodDays !== null) {
       a.fundedAt = this.now;
       a.periodStartEquity = initial;

@@ -340,7 +340,8 @@ class CachedRows implements IterableIterator<ReplayRow> {
   #inBlock = 0;
   #next = 0;
   #done = 0;
-  #diag = 0;
+  /** Set in the constructor (stored twice): a field stored once is a constant to V8 until its first change. */
+  #diag: number;
   readonly #complete: boolean;
   readonly #resume: Resume;
   /** The text read that goes on past a prefix entry's rows, once it has. */
@@ -352,6 +353,7 @@ class CachedRows implements IterableIterator<ReplayRow> {
     this.#complete = trailer.complete;
     this.#resume = resume;
     this.#diagnostics = trailer.diagnostics;
+    this.#diag = 0;
     this.#file = file;
     this.#summary = summary;
     this.#onDiagnostic = onDiagnostic;
