@@ -19,9 +19,9 @@ export function objectArray<T>(): T[] {
 }
 
 /**
- * The items of `list` that `keep` accepts, in an array for objects however many there are:
- * `Array#filter` makes its result as a literal `[]` does, so an empty result has another kind than a
- * filled one.
+ * The items of `list` that `keep` accepts, in an array for objects whatever `list` is:
+ * `Array#filter`'s result takes its input's kind, and a list read back empty is often a literal `[]`
+ * (an array of small integers), so the same filter gave lists of two kinds.
  */
 export function objectsWhere<T>(list: readonly T[], keep: (item: T) => boolean): T[] {
   const out = objectArray<T>();
