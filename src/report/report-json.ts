@@ -202,16 +202,33 @@ export function summaryJson(m: ReportFigures['metrics']): ReportJson['summary'] 
       worstSlippage:
         m.stops.worst === null
           ? null
-          : {
-              time: iso(m.stops.worst.time)!,
-              market: m.stops.worst.market,
-              trigger: money(m.stops.worst.trigger),
-              price: money(m.stops.worst.price),
-              slippage: money(m.stops.worst.slippage),
-              slippagePct: ratio(m.stops.worst.slippagePct),
-            },
+          : new WorstSlippageJson(
+              iso(m.stops.worst.time)!,
+              m.stops.worst.market,
+              money(m.stops.worst.trigger),
+              money(m.stops.worst.price),
+              money(m.stops.worst.slippage),
+              ratio(m.stops.worst.slippagePct),
+            ),
     },
   };
+}
+
+/**
+ * The worst stop slippage as report.json holds it, its fields in the file's order. A class, not a
+ * literal: V8 gives every literal that starts with `time` the same first map, and here `time` is text
+ * where the replay's rows hold a number, so a sweep worker's first summary made the rows' field one
+ * for any value and the replay's row loop was compiled again (performance log, fifteenth round).
+ */
+class WorstSlippageJson {
+  constructor(
+    readonly time: string,
+    readonly market: string,
+    readonly trigger: string,
+    readonly price: string,
+    readonly slippage: string,
+    readonly slippagePct: string,
+  ) {}
 }
 
 /** The report's `challenge`: null for a run without challenge rules. */
