@@ -199,36 +199,30 @@ export function summaryJson(m: ReportFigures['metrics']): ReportJson['summary'] 
     stops: {
       stopOuts: m.stops.stopOuts,
       gaps: m.stops.gaps,
-      worstSlippage:
-        m.stops.worst === null
-          ? null
-          : new WorstSlippageJson(
-              iso(m.stops.worst.time)!,
-              m.stops.worst.market,
-              money(m.stops.worst.trigger),
-              money(m.stops.worst.price),
-              money(m.stops.worst.slippage),
-              ratio(m.stops.worst.slippagePct),
-            ),
+      worstSlippage: m.stops.worst === null ? null : worstSlippageJson(m.stops.worst),
     },
   };
 }
 
+type WorstSlippageJson = NonNullable<ReportJson['summary']['stops']['worstSlippage']>;
+
 /**
- * The worst stop slippage as report.json holds it, its fields in the file's order. A class, not a
- * literal: V8 gives every literal that starts with `time` the same first map, and here `time` is text
- * where the replay's rows hold a number, so a sweep worker's first summary made the rows' field one
- * for any value and the replay's row loop was compiled again (performance log, fifteenth round).
+ * The worst stop slippage as report.json holds it, its fields in the file's order. Built from `{}`,
+ * not written as a literal: V8 starts every literal of six fields from one map, so a literal here and
+ * the replay's six-field rows shared the step to `time`, text here and a number there; a sweep
+ * worker's first summary made the rows' field one for any value, and the replay's row loop was
+ * compiled again (performance log, fifteenth round). An object built from `{}` starts from the empty
+ * object's map instead, and is the same plain data.
  */
-class WorstSlippageJson {
-  constructor(
-    readonly time: string,
-    readonly market: string,
-    readonly trigger: string,
-    readonly price: string,
-    readonly slippage: string,
-    readonly slippagePct: string,
-  ) {}
+export function worstSlippageJson(w: NonNullable<ReportFigures['metrics']['stops']['worst']>): WorstSlippageJson {
+  const out = {} as { -readonly [K in keyof WorstSlippageJson]: WorstSlippageJson[K] };
+  out.time = iso(w.time)!;
+  out.market = w.market;
+  out.trigger = money(w.trigger);
+  out.price = money(w.price);
+  out.slippage = money(w.slippage);
+  out.slippagePct = ratio(w.slippagePct);
+  return out;
 }
 
 /** The report's `challenge`: null for a run without challenge rules. */

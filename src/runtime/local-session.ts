@@ -701,7 +701,7 @@ export function withinRangeSync<R extends ReplayRow>(rows: Iterable<R>, from: ((
  * its own for its generators, so a generator made inside `withinRangeSync` had another map in each
  * run, and the replay's compiled row loop was thrown away once a sweep's run ("wrong map").
  */
-function* rowsInside<R extends ReplayRow>(rows: Iterable<R>, where: (row: ReplayRow) => 'before' | 'inside' | 'after'): Generator<R> {
+function* rowsInside<R extends ReplayRow>(rows: Iterable<R>, where: ReturnType<typeof rangeCheck>): Generator<R> {
   for (const row of rows) {
     const w = where(row);
     if (w === 'after') return;

@@ -3,6 +3,7 @@
  * docs/performance-log.md, thirteenth round). Checked with V8's own test functions, which
  * `--allow-natives-syntax` opens to code compiled after the flag is set.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { doubleArray, objectArray, objectsWhere } from '../../src/core/arrays.js';
@@ -10,6 +11,7 @@ import { Dec } from '../../src/core/decimal.js';
 import { fp9Decimal } from '../../src/core/fp9.js';
 import { ENGINE_PRESETS, phaseRules } from '../../src/engine/presets.js';
 import type { ReplayRow } from '../../src/feed/files/types.js';
+import { worstSlippageJson } from '../../src/report/report-json.js';
 import { withinRangeSync } from '../../src/runtime/local-session.js';
 import { world } from '../engine/helpers.js';
 
@@ -73,6 +75,25 @@ describe("decimal.js's words", () => {
 });
 
 describe('one map whatever the inputs', () => {
+  it("report.json's worst slippage is plain data in the file's order, off the maps of literals that start with time", () => {
+    const worst = worstSlippageJson({
+      time: Date.UTC(2021, 4, 19, 17, 43, 40),
+      market: 'BTC',
+      trigger: new Dec('39184.5454'),
+      price: new Dec('38892.219649892'),
+      slippage: new Dec('292.325750108'),
+      slippagePct: new Dec('0.746023'),
+    });
+    const literal = { time: '2021-05-19T17:43:40.000Z', market: 'BTC', trigger: '39184.5454', price: '38892.219649892', slippage: '292.325750108', slippagePct: '0.746023' };
+    expect(Object.getPrototypeOf(worst)).toBe(Object.prototype);
+    expect(isDeepStrictEqual(worst, literal)).toBe(true);
+    expect(JSON.stringify(worst)).toBe(JSON.stringify(literal));
+    // Two literals of the same keys share a map: the tree a row's `time` is on.
+    const other = { time: 'x', market: 'ETH', trigger: '1', price: '2', slippage: '1', slippagePct: '100' };
+    expect(sameMap(literal, other)).toBe(true);
+    expect(sameMap(worst, literal)).toBe(false);
+  });
+
   it("the replay's rows inside a range come from generators of one map, run after run", () => {
     const rows: ReplayRow[] = [0, 1, 2, 3].map((i) => ({ time: i * 60_000, line: i + 2, openFp9: 1n, highFp9: 1n, lowFp9: 1n, closeFp9: 1n }));
     const runs = [1, 2, 3].map((from) => withinRangeSync(rows, () => from * 60_000, 3 * 60_000));
