@@ -11,22 +11,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-const KEYS = ['PROPBOT_CACHE_DIR', 'TMPDIR', 'TMP', 'TEMP'] as const;
-
 export default function setup(): () => void {
   const cache = mkdtempSync(path.join(tmpdir(), 'propbot-test-cache-'));
   const temp = mkdtempSync(path.join(tmpdir(), 'propbot-test-tmp-'));
-  const before = new Map(KEYS.map((k) => [k, process.env[k]]));
-  process.env['PROPBOT_CACHE_DIR'] = cache;
-  for (const k of ['TMPDIR', 'TMP', 'TEMP'] as const) process.env[k] = temp;
-  process.env['PROPBOT_TEST_TMP'] = temp;
+  // PROPBOT_TEST_TMP names the temporary folder for test/global-setup.test.ts.
+  const set = { PROPBOT_CACHE_DIR: cache, TMPDIR: temp, TMP: temp, TEMP: temp, PROPBOT_TEST_TMP: temp };
+  const before = Object.keys(set).map((k) => [k, process.env[k]] as const);
+  Object.assign(process.env, set);
   return () => {
-    for (const k of KEYS) {
-      const v = before.get(k);
+    for (const [k, v] of before) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
-    delete process.env['PROPBOT_TEST_TMP'];
     rmSync(cache, { recursive: true, force: true });
     rmSync(temp, { recursive: true, force: true });
   };
