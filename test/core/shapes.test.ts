@@ -3,6 +3,7 @@
  * docs/performance-log.md, thirteenth round). Checked with V8's own test functions, which
  * `--allow-natives-syntax` opens to code compiled after the flag is set.
  */
+import { execFileSync } from 'node:child_process';
 import { isDeepStrictEqual } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
@@ -10,9 +11,11 @@ import { doubleArray, objectArray, objectsWhere } from '../../src/core/arrays.js
 import { Dec } from '../../src/core/decimal.js';
 import { fp9Decimal } from '../../src/core/fp9.js';
 import { ENGINE_PRESETS, phaseRules } from '../../src/engine/presets.js';
+import { readCandleFile } from '../../src/feed/files/index.js';
 import type { ReplayRow } from '../../src/feed/files/types.js';
 import { worstSlippageJson } from '../../src/report/report-json.js';
 import { withinRangeSync } from '../../src/runtime/local-session.js';
+import { ORCL_1D, REPO } from '../data.js';
 import { world } from '../engine/helpers.js';
 
 setFlagsFromString('--allow-natives-syntax');
@@ -92,6 +95,58 @@ describe('one map whatever the inputs', () => {
     const other = { time: 'x', market: 'ETH', trigger: '1', price: '2', slippage: '1', slippagePct: '100' };
     expect(sameMap(literal, other)).toBe(true);
     expect(sameMap(worst, literal)).toBe(false);
+  });
+
+  it("the rows cache's rows have a map of their own, which a six-field literal with a text time leaves alone", async () => {
+    /** The first row of a replay read of the file: from the rows cache once a read has filled it. */
+    const firstRow = async (): Promise<ReplayRow> => {
+      for (const row of (await readCandleFile(ORCL_1D).openReplay()) as Iterable<ReplayRow>) return row;
+      throw new Error(`${ORCL_1D}: no rows`);
+    };
+    // A whole read fills the cache; the next reads come from it (no texts).
+    for (const _ of (await readCandleFile(ORCL_1D).openReplay()) as Iterable<ReplayRow>);
+    const before = await firstRow();
+    expect('open' in before).toBe(false);
+    // A literal of the same six keys and kinds of value: the map a literal row would have.
+    const literal = { time: 978_307_200_000, line: 2, openFp9: 1n, highFp9: 1n, lowFp9: 1n, closeFp9: 1n };
+    expect(sameMap(before, literal)).toBe(false);
+    // What a report or a plugin may write: six fields, the first a text `time` (V8 shares that first step).
+    const text = { time: '2001-01-02T00:00:00.000Z', open: '29.56', high: '29.75', low: '25.62', close: '26.37', volume: '46285300' };
+    const after = await firstRow();
+    expect(sameMap(after, before)).toBe(true);
+    expect(sameMap(after, text)).toBe(false);
+    // Plain data all the same: own fields in the file's order, equal to a literal of them.
+    expect(Object.keys(after)).toEqual(['time', 'line', 'openFp9', 'highFp9', 'lowFp9', 'closeFp9']);
+    expect({ ...after }).toStrictEqual({ time: Date.UTC(2001, 0, 2), line: 2, openFp9: after.openFp9, highFp9: after.highFp9, lowFp9: after.lowFp9, closeFp9: after.closeFp9 });
+    expect(structuredClone(after)).toStrictEqual({ ...after });
+  });
+
+  it("a plugin's candle literal with a text time keeps the code compiled for the cached rows", () => {
+    // In a process of its own: this one's literals (the tests above) have already been through V8's maps.
+    const probe = `
+      import { readCandleFile } from './src/feed/files/index.ts';
+      const native = (body) => new Function('f', body);
+      const prepare = native('%PrepareFunctionForOptimization(f)');
+      const optimizeNext = native('%OptimizeFunctionOnNextCall(f)');
+      const optimized = native('return %ActiveTierIsTurbofan(f)');
+      const open = () => readCandleFile(${JSON.stringify(ORCL_1D)}).openReplay();
+      for (const _ of await open());
+      function count(rows) { let n = 0; for (const r of rows) if (r.time > 0) n++; return n; }
+      prepare(count);
+      for (let i = 0; i < 5; i++) count(await open());
+      optimizeNext(count);
+      const rows = count(await open());
+      const before = optimized(count);
+      globalThis.candle = { time: '2021-05-19T00:00:00.000Z', open: '1', high: '1', low: '1', close: '1', volume: '1' };
+      console.log(JSON.stringify({ rows, before, after: optimized(count) }));
+    `;
+    const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', probe], {
+      cwd: REPO,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '', PROPBOT_ROWS_CACHE: '' },
+    });
+    // With the rows as six-field literals, the candle's text `time` threw the loop's code away (after: false).
+    expect(JSON.parse(out.trim().split('\n').pop()!)).toEqual({ rows: 248, before: true, after: true });
   });
 
   it("the replay's rows inside a range come from generators of one map, run after run", () => {
