@@ -334,7 +334,7 @@ export type Resume = () => { readonly rows: Iterator<ReplayRow>; quiet(on: boole
  * fields only, which a spread, JSON and a structured clone keep; fields declared, not defined, so
  * each is first stored with its value (a field defined as undefined first would hold any value).
  */
-export class CachedRow implements ReplayRow {
+class CachedRow implements ReplayRow {
   declare readonly time: number;
   declare readonly line: number;
   declare readonly openFp9: bigint;
