@@ -212,9 +212,9 @@ type WorstSlippageJson = NonNullable<ReportJson['summary']['stops']['worstSlippa
  * the replay's six-field rows shared the step to `time`, text here and a number there; a sweep
  * worker's first summary made the rows' field one for any value, and the replay's row loop was
  * compiled again (performance log, fifteenth round). An object built from `{}` starts from the empty
- * object's map instead, and is the same plain data. The cached rows are a class of their own since
- * (row-cache.ts's `CachedRow`); this stays off the literals' tree all the same, which any other
- * six-field literal starting with a numeric `time` is on.
+ * object's map instead, and is the same plain data. The cached rows have since become a class of
+ * their own (row-cache.ts's `CachedRow`); this stays off the literals' tree all the same, where it
+ * would meet any other six-field literal whose `time` is a number.
  */
 export function worstSlippageJson(w: NonNullable<ReportFigures['metrics']['stops']['worst']>): WorstSlippageJson {
   const out = {} as { -readonly [K in keyof WorstSlippageJson]: WorstSlippageJson[K] };
