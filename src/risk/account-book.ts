@@ -134,7 +134,7 @@ export class MarketBook {
     if (byId === undefined) this.#byId.set(market.id, (byId = { asset, version: 0 }));
     else byId.asset = asset;
     const slot = this.#byAsset.get(asset);
-    if (slot === undefined) this.#byAsset.set(asset, { latest: entry, previous: undefined, version: (byId.version = ++this.version), byId });
+    if (slot === undefined) this.#byAsset.set(asset, new AssetSlot(entry, (byId.version = ++this.version), byId));
     else {
       slot.byId = byId;
       this.#move(slot, byId, entry);
@@ -181,13 +181,28 @@ export class MarketBook {
   }
 }
 
-/** An asset's latest snapshot, the one before it (the price a risk read may have been made at), and the version of its last update. */
-interface AssetSlot {
-  latest: MarketEntry;
-  previous: MarketEntry | undefined;
-  version: number;
+/**
+ * An asset's latest snapshot, the one before it (the price a risk read may have been made at), and the
+ * version of its last update. A class, not a literal: V8 makes a literal's second object from its
+ * site's boilerplate, which widens each field holding an object to hold any object. A run makes one
+ * slot an asset, so a sweep's second run widened `latest`, and V8 threw away the guard's code compiled
+ * in the first run that relied on it (its evaluation, book and quiet checks: ten functions). A class's
+ * objects are made by its constructor, and keep their fields' types. Fields declared, not defined:
+ * each is first stored with its value.
+ */
+class AssetSlot {
+  declare latest: MarketEntry;
+  declare previous: MarketEntry | undefined;
+  declare version: number;
   /** The slot of the latest snapshot's market id. */
-  byId: IdSlot;
+  declare byId: IdSlot;
+
+  constructor(latest: MarketEntry, version: number, byId: IdSlot) {
+    this.latest = latest;
+    this.previous = undefined;
+    this.version = version;
+    this.byId = byId;
+  }
 }
 
 /** The asset a market id's latest snapshot was of, and the version of that update. */

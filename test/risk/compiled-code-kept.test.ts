@@ -1,0 +1,66 @@
+/**
+ * A sweep worker runs backtest after backtest in one thread, and V8 keeps the code it compiled for the
+ * guard in the first run for the next, unless an object made anew each run widens a field that code
+ * relied on (docs/performance-log.md, eighteenth round). The market book's per-asset slot was such an
+ * object: made from a literal, the second run's slot came from V8's boilerplate for it and widened
+ * its `latest`, and V8 threw away the guard's evaluation, book and quiet checks. `--trace-deopt`
+ * names each function whose code is thrown away ("marking dependent code"); it prints from C++ to
+ * the process's stdout, so the sweep writes into a file.
+ */
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO } from '../data.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'pb-code-kept-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The trace of a two-run sweep (one worker, so both runs share one thread and its compiled code). */
+function twoRunSweep(): string {
+  const file = path.join(dir, 'trace.txt');
+  const fd = openSync(file, 'w');
+  try {
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--v8-pool-size=0',
+        // Compiles on the JavaScript thread, so the first run's code is there before the second run, however busy the machine.
+        '--no-concurrent-recompilation',
+        '--trace-opt',
+        '--trace-deopt',
+        path.join(REPO, 'bin/propbot.js'),
+        'sweep',
+        path.join(REPO, 'backtest/sma-cross-btc-2019.yaml'),
+        '--grid', 'fast=5',
+        '--grid', 'slow=20,30',
+        '--workers', '1',
+        '--out', path.join(dir, 'out'),
+        '--no-progress',
+      ],
+      { cwd: REPO, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+    );
+    if (run.status !== 0) throw new Error(`sweep failed (${run.status}): ${run.stderr}`);
+  } finally {
+    closeSync(fd);
+  }
+  return readFileSync(file, 'utf8');
+}
+
+/** The guard's functions that read the market book's slots on every step. */
+const GUARD = ['#evaluate', '#computeBook', '#move', 'quietPrice', 'quietAt'];
+
+describe("the guard's compiled code outlives a sweep's run", () => {
+  it('no function of the guard that reads the market book is thrown away when the second run makes its book', () => {
+    const trace = twoRunSweep();
+    const compiled = (name: string): boolean => trace.split('\n').some((l) => l.startsWith('[completed compiling') && l.includes(`<JSFunction ${name} `));
+    const marked = trace
+      .split('\n')
+      .filter((l) => l.startsWith('[marking dependent code'))
+      .map((l) => /<SharedFunctionInfo ?([^>]*)>/.exec(l)?.[1] ?? '');
+    // The premise: the first run had the guard's code compiled, so there was code to keep.
+    expect(GUARD.filter(compiled)).toEqual(GUARD);
+    expect(marked.filter((name) => GUARD.includes(name))).toEqual([]);
+  });
+});
