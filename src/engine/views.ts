@@ -227,22 +227,25 @@ function consistencyLimit(pct: string): ReturnType<typeof rawToDec> {
 /**
  * The risk fields of one account that move with every price while a position is open: each keeps its
  * last Decimal while its value stands still, so a read on every step builds only what changed.
+ * A class, not a literal: one memo is made a run, and V8 makes a literal's later objects from a
+ * boilerplate that widens each object field to any object, so a sweep's second run threw away
+ * `riskStatusView`'s code compiled in the first (performance log, eighteenth round).
  */
-interface RiskMemo {
-  balance: DecMemo;
-  equity: DecMemo;
-  dayStart: DecMemo;
-  maxEquity: DecMemo;
-  periodStart: DecMemo;
-  maxDelta: DecMemo;
-  baseline: DecMemo;
+class RiskMemo {
+  readonly balance = new DecMemo();
+  readonly equity = new DecMemo();
+  readonly dayStart = new DecMemo();
+  readonly maxEquity = new DecMemo();
+  readonly periodStart = new DecMemo();
+  readonly maxDelta = new DecMemo();
+  readonly baseline = new DecMemo();
 }
 const RISK_MEMO = new WeakMap<AccountRt, RiskMemo>();
 
 export function riskStatusView(a: AccountRt): RiskStatus {
   let memo = RISK_MEMO.get(a);
   if (memo === undefined) {
-    memo = { balance: new DecMemo(), equity: new DecMemo(), dayStart: new DecMemo(), maxEquity: new DecMemo(), periodStart: new DecMemo(), maxDelta: new DecMemo(), baseline: new DecMemo() };
+    memo = new RiskMemo();
     RISK_MEMO.set(a, memo);
   }
   const equity = a.balance + a.upnl;

@@ -72,6 +72,14 @@ interface PublishStep {
 
 export class SnapshotPump {
   readonly #options: SnapshotPumpOptions;
+  /**
+   * The options' clock and synchronous reads, read on every published step, held here: the options
+   * are a literal a backtest makes once a run, and V8 makes a literal's later objects from a
+   * boilerplate that widens each object field to any object, so a sweep's second run threw away
+   * `publishNow`'s code compiled in the first (performance log, eighteenth round).
+   */
+  readonly #clock: Clock;
+  readonly #reads: SyncFeedReads | undefined;
   readonly #marketIds: MarketIds;
   /** Asset → market id, for the synchronous reads (listed once). */
   #syncIds: Map<string, string> | undefined;
@@ -81,6 +89,8 @@ export class SnapshotPump {
 
   constructor(options: SnapshotPumpOptions) {
     this.#options = options;
+    this.#clock = options.clock;
+    this.#reads = options.reads;
     this.#marketIds = new MarketIds(options.exchange);
   }
 
@@ -97,13 +107,13 @@ export class SnapshotPump {
       events: () => exchange.listAccountEvents({ limit: 20 }),
       market: async (asset) => exchange.getMarket(await this.#marketIds.of(asset)),
     };
-    const takenAt = this.#options.clock.now();
+    const takenAt = this.#clock.now();
     for (const step of this.#plan(selection)) step.push(await step.read(reads), takenAt);
   }
 
   /** `publish()` through the synchronous reads: every subscriber has seen the state when it returns. */
   publishNow(selection: PublishSelection = {}): void {
-    const now = this.#options.reads;
+    const now = this.#reads;
     if (now === undefined) throw new Error('SnapshotPump.publishNow: no synchronous reads were given (options.reads)');
     this.#nowReads ??= {
       risk: (id) => now.getRiskStatus(id),
@@ -113,7 +123,7 @@ export class SnapshotPump {
       market: (asset) => now.getMarket(this.#syncId(now, asset)),
     };
     const reads = this.#nowReads;
-    const takenAt = this.#options.clock.now();
+    const takenAt = this.#clock.now();
     for (const step of this.#plan(selection)) step.push(step.read(reads), takenAt);
   }
 

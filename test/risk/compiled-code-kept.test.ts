@@ -1,11 +1,13 @@
 /**
- * A sweep worker runs backtest after backtest in one thread, and V8 keeps the code it compiled for the
- * guard in the first run for the next, unless an object made anew each run widens a field that code
- * relied on (docs/performance-log.md, eighteenth round). The market book's per-asset slot was such an
- * object: made from a literal, the second run's slot came from V8's boilerplate for it and widened
- * its `latest`, and V8 threw away the guard's evaluation, book and quiet checks. `--trace-deopt`
- * names each function whose code is thrown away ("marking dependent code"); it prints from C++ to
- * the process's stdout, so the sweep writes into a file.
+ * A sweep worker runs backtest after backtest in one thread, and V8 keeps the code it compiled in the
+ * first run for the next, unless an object made anew each run widens a field that code relied on
+ * (docs/performance-log.md, eighteenth round). V8 makes a literal's later objects from a boilerplate
+ * of its site, which widens each field holding an object to hold any object: the market book's
+ * per-asset slot, the settings' figures, the risk view's memo and the snapshot pump's options were
+ * such literals, made once a run, and the second run threw away the guard's evaluation, book and
+ * quiet checks, the market figures, the risk view and the pump's publish. `--trace-deopt` names each
+ * function whose code is thrown away ("marking dependent code"); it prints from C++ to the process's
+ * stdout, so the sweep writes into a file.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -48,19 +50,22 @@ function twoRunSweep(): string {
   return readFileSync(file, 'utf8');
 }
 
-/** The guard's functions that read the market book's slots on every step. */
-const GUARD = ['#evaluate', '#computeBook', '#move', 'quietPrice', 'quietAt'];
+/**
+ * Functions of the replay's every step that read those objects: the guard's (the market book's slots
+ * and figures), the engine's risk view (its memo) and the snapshot pump's publish (its clock).
+ */
+const KEPT = ['#evaluate', '#computeBook', '#move', 'quietPrice', 'quietAt', '#figures', 'riskStatusView', 'publishNow'];
 
-describe("the guard's compiled code outlives a sweep's run", () => {
-  it('no function of the guard that reads the market book is thrown away when the second run makes its book', () => {
+describe("the code compiled in a sweep's first run outlives it", () => {
+  it("no function of the guard, the risk view or the pump is thrown away when the second run makes its objects", () => {
     const trace = twoRunSweep();
     const compiled = (name: string): boolean => trace.split('\n').some((l) => l.startsWith('[completed compiling') && l.includes(`<JSFunction ${name} `));
     const marked = trace
       .split('\n')
       .filter((l) => l.startsWith('[marking dependent code'))
       .map((l) => /<SharedFunctionInfo ?([^>]*)>/.exec(l)?.[1] ?? '');
-    // The premise: the first run had the guard's code compiled, so there was code to keep.
-    expect(GUARD.filter(compiled)).toEqual(GUARD);
-    expect(marked.filter((name) => GUARD.includes(name))).toEqual([]);
+    // The premise: the first run had this code compiled, so there was code to keep.
+    expect(KEPT.filter(compiled)).toEqual(KEPT);
+    expect(marked.filter((name) => KEPT.includes(name))).toEqual([]);
   });
 });
