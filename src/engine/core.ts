@@ -264,13 +264,20 @@ export class EngineCore {
       dirtyStep: -1,
     };
     this.#applyPhaseRules(a);
-    // Money the first trade changes, stored once more with another value: V8 takes a field stored
-    // only once for a constant, and code compiled meanwhile that read it was thrown away at the first
-    // fill (docs/performance-log.md, fifteenth round).
+    // Money the first trade changes, and the phase fields the first pass of a phase changes, stored
+    // once more with another value: V8 takes a field stored only once for a constant, and code
+    // compiled meanwhile that read it was thrown away at the first fill or pass (docs/performance-log.md,
+    // fifteenth and eighteenth rounds).
     a.balance = initial - 1n;
     a.balance = initial;
     a.margin = 1n;
     a.margin = 0n;
+    a.phaseIndex = 1;
+    a.phaseIndex = 0;
+    a.prevPeriodProfitableDays = 1;
+    a.prevPeriodProfitableDays = 0;
+    a.rules = { ...rules };
+    a.rules = rules;
     if (rules.withdrawalPeriodDays !== null) {
       a.fundedAt = this.now;
       a.periodStartEquity = initial;

@@ -56,12 +56,16 @@ function kind(out: string, name: string): string {
 }
 
 describe('fields the replay changes are not constants when made', () => {
-  it("the engine account's balance and margin, StreamingCandles' #per and the rows cache reader's #diag", () => {
+  it("the engine account's balance, margin and phase fields, StreamingCandles' #per and the rows cache reader's #diag", () => {
     const out = printed();
     expect(kind(out, 'balance')).toBe('data field');
     expect(kind(out, 'margin')).toBe('data field');
     expect(kind(out, '#per')).toBe('data field');
     expect(kind(out, '#diag')).toBe('data field');
+    // The phase fields the first pass of a phase changes.
+    expect(kind(out, 'phaseIndex')).toBe('data field');
+    expect(kind(out, 'prevPeriodProfitableDays')).toBe('data field');
+    expect(kind(out, 'rules')).toBe('data field');
     // A field the account keeps as made is a constant to V8: the print tells the two apart.
     expect(kind(out, 'userId')).toBe('const data field');
   });
