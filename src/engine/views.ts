@@ -227,9 +227,8 @@ function consistencyLimit(pct: string): ReturnType<typeof rawToDec> {
 /**
  * The risk fields of one account that move with every price while a position is open: each keeps its
  * last Decimal while its value stands still, so a read on every step builds only what changed.
- * A class, not a literal: one memo is made a run, and V8 makes a literal's later objects from a
- * boilerplate that widens each object field to any object, so a sweep's second run threw away
- * `riskStatusView`'s code compiled in the first (performance log, eighteenth round).
+ * A class, not a literal, because a run makes one (as the guard's `AssetSlot`: performance log,
+ * eighteenth round).
  */
 class RiskMemo {
   readonly balance = new DecMemo();

@@ -73,10 +73,9 @@ interface PublishStep {
 export class SnapshotPump {
   readonly #options: SnapshotPumpOptions;
   /**
-   * The options' clock and synchronous reads, read on every published step, held here: the options
-   * are a literal a backtest makes once a run, and V8 makes a literal's later objects from a
-   * boilerplate that widens each object field to any object, so a sweep's second run threw away
-   * `publishNow`'s code compiled in the first (performance log, eighteenth round).
+   * The options' clock and synchronous reads, read on every published step, held here rather than
+   * read from the options: those are a literal a backtest makes once a run, whose second object
+   * widens its fields (performance log, eighteenth round).
    */
   readonly #clock: Clock;
   readonly #reads: SyncFeedReads | undefined;

@@ -183,12 +183,9 @@ export class MarketBook {
 
 /**
  * An asset's latest snapshot, the one before it (the price a risk read may have been made at), and the
- * version of its last update. A class, not a literal: V8 makes a literal's second object from its
- * site's boilerplate, which widens each field holding an object to hold any object. A run makes one
- * slot an asset, so a sweep's second run widened `latest`, and V8 threw away the guard's code compiled
- * in the first run that relied on it (its evaluation, book and quiet checks: ten functions). A class's
- * objects are made by its constructor, and keep their fields' types. Fields declared, not defined:
- * each is first stored with its value.
+ * version of its last update. A class, not a literal, because a run makes one an asset: a literal's
+ * second object would widen `latest` and throw away the guard's code compiled in a sweep's first run
+ * (performance log, eighteenth round). Fields declared, so each is first stored with its value.
  */
 class AssetSlot {
   declare latest: MarketEntry;

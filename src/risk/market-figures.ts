@@ -48,11 +48,9 @@ export interface MarketFigures {
 }
 
 /**
- * The figures that come from a market's settings alone. A class, not a literal: a run makes them once
- * for each market, and V8 makes a literal's later objects from a boilerplate that widens each object field to
- * any object, so a sweep's second run threw away the market book's figures code compiled in the
- * first (performance log, eighteenth round). Fields declared, not defined: each is first stored with
- * its value.
+ * The figures that come from a market's settings alone. A class, not a literal, because a run makes
+ * them once for each market (as the market book's `AssetSlot`). Fields declared, so each is first
+ * stored with its value.
  */
 class SettingsFigures {
   declare readonly fee: bigint;
