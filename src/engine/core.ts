@@ -31,7 +31,7 @@ import { markHolding, prepareMark } from './holding-mark.js';
 import { type FillQuote, fillQuote, holdingPnl, markPnl, quoteSizing, refreshLiquidationPrice } from './pricing.js';
 import { ENGINE_PRESETS, mergePresets, phaseRules, validatePhaseNumbers, validatePresets, type EnginePresets, type PhasePreset } from './presets.js';
 import { WeeklySchedule } from './schedule.js';
-import type { AccountEventRec, AccountRt, MarketRt, OrderRt, PositionRt, PositionSnap } from './state.js';
+import { AccountRt, MarketRt, type AccountEventRec, type OrderRt, type PositionRt, type PositionSnap } from './state.js';
 import { fires, trailInit, updateThresholds } from './triggers.js';
 import type { AccountSpec, EngineConfig, EngineListener, MarketFlags, MarketSpec } from './types.js';
 import { forbidden, notFound } from './validation.js';
@@ -106,7 +106,7 @@ export class EngineCore {
     const interval = p.fundingIntervalMs;
     if (!(interval > 0)) throw new ConfigError(`${path}.fundingIntervalMs`, `must be above 0, got ${interval}`);
     const quote = spec.quoteAsset ?? p.quoteAsset;
-    const m: MarketRt = {
+    const m = new MarketRt({
       id,
       asset: spec.baseAsset,
       presetName,
@@ -174,7 +174,7 @@ export class EngineCore {
       thrBelow: 0n,
       thrAbove: 0n,
       thrAlways: true,
-    };
+    });
     if (m.schedule) {
       const s = m.schedule.at(this.now);
       m.inPause = s.inPause;
@@ -210,7 +210,7 @@ export class EngineCore {
     const id = spec.accountId ?? this.ids.next();
     if (this.accounts.has(id)) throw new ConfigError('account.accountId', `account ${id} exists already`);
     this.users.add(spec.userId);
-    const a: AccountRt = {
+    const a = new AccountRt({
       id,
       userId: spec.userId,
       type: spec.type,
@@ -262,7 +262,7 @@ export class EngineCore {
       curMinute: this.minute,
       phaseStarts: [{ minute: this.minute, phaseIndex: 0, startEquity: initial }],
       dirtyStep: -1,
-    };
+    });
     this.#applyPhaseRules(a);
     // Money the first trade changes, and the phase fields the first pass of a phase changes, stored
     // once more with another value: V8 takes a field stored only once for a constant, and code

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { doubleArray, objectArray, objectsWhere } from '../../src/core/arrays.js';
 import { Dec } from '../../src/core/decimal.js';
 import { fp9Decimal } from '../../src/core/fp9.js';
+import { EngineCore } from '../../src/engine/core.js';
 import { ENGINE_PRESETS, phaseRules } from '../../src/engine/presets.js';
 import { readCandleFile } from '../../src/feed/files/index.js';
 import type { ReplayRow } from '../../src/feed/files/types.js';
@@ -23,6 +24,7 @@ const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: objec
 const objectElements = new Function('a', 'return %HasObjectElements(a)') as (a: unknown[]) => boolean;
 const doubleElements = new Function('a', 'return %HasDoubleElements(a)') as (a: unknown[]) => boolean;
 const smiElements = new Function('a', 'return %HasSmiElements(a)') as (a: unknown[]) => boolean;
+const fastProperties = new Function('a', 'return %HasFastProperties(a)') as (a: object) => boolean;
 
 describe('empty arrays of their final kind', () => {
   it('objectArray holds objects from the start, and stays empty and separate', () => {
@@ -160,6 +162,25 @@ describe('one map whatever the inputs', () => {
     expect(a).toEqual({ ...base, profitTarget: '5' });
     expect(b).toEqual({ ...base, maxLeverage: '3', minTradingDays: 2 });
     expect(Object.keys(c)).toEqual(Object.keys(base));
+  });
+
+  it("the engine's markets and accounts are objects of one map across engines, with fast properties", () => {
+    // Classes made from literals (engine/state.ts): copying a literal's fields in with Object.assign or
+    // a keyed loop would leave a dictionary of 50 fields, which every step reads.
+    const open = () => {
+      const core = new EngineCore();
+      const market = core.addMarket({ baseAsset: 'BTC', price: new Dec(50000) });
+      const account = core.openAccount({ userId: 'u', type: 'real', initialBalance: new Dec(100000) });
+      return { market, account };
+    };
+    const one = open();
+    const two = open();
+    expect(fastProperties(one.market)).toBe(true);
+    expect(fastProperties(one.account)).toBe(true);
+    expect(sameMap(one.market, two.market)).toBe(true);
+    expect(sameMap(one.account, two.account)).toBe(true);
+    expect(one.account.balance).toBe(100_000_000_000_000n);
+    expect(two.market.price).toBe(50_000_000_000_000n);
   });
 
   it("a market's config view has one map across engines, and every field of the engine's config", () => {

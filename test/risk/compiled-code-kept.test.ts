@@ -1,13 +1,14 @@
 /**
  * A sweep worker runs backtest after backtest in one thread, and V8 keeps the code it compiled in the
  * first run for the next, unless an object made anew each run widens a field that code relied on
- * (docs/performance-log.md, eighteenth round). V8 makes a literal's later objects from a boilerplate
- * of its site, which widens each field holding an object to hold any object: the market book's
- * per-asset slot, the settings' figures, the risk view's memo and the snapshot pump's options were
- * such literals, made once a run, and the second run threw away the guard's evaluation, book and
- * quiet checks, the market figures, the risk view and the pump's publish. `--trace-deopt` names each
- * function whose code is thrown away ("marking dependent code"); it prints from C++ to the process's
- * stdout, so the sweep writes into a file.
+ * (docs/performance-log.md, eighteenth and nineteenth rounds). V8 makes a literal's later objects
+ * from a boilerplate of its site, which widens each field holding an object to hold any object: the
+ * market book's per-asset slot, the settings' figures, the risk view's memo, the snapshot pump's
+ * options and the engine's account and market were such literals, made once a run, and the second run
+ * threw away the guard's evaluation, book and quiet checks, the market figures, the risk view, the
+ * pump's publish, and the engine's price step and equity sample. `--trace-deopt` names each function
+ * whose code is thrown away ("marking dependent code"); it prints from C++ to the process's stdout, so
+ * the sweep writes into a file.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -52,12 +53,13 @@ function twoRunSweep(): string {
 
 /**
  * Functions of the replay's every step that read those objects: the guard's (the market book's slots
- * and figures), the engine's risk view (its memo) and the snapshot pump's publish (its clock).
+ * and figures), the engine's risk view (its memo), the snapshot pump's publish (its clock), and the
+ * engine's own (its account and market).
  */
-const KEPT = ['#evaluate', '#computeBook', '#move', 'quietPrice', 'quietAt', '#figures', 'riskStatusView', 'publishNow'];
+const KEPT = ['#evaluate', '#computeBook', '#move', 'quietPrice', 'quietAt', '#figures', 'riskStatusView', 'publishNow', '#setPrice', '#sample'];
 
 describe("the code compiled in a sweep's first run outlives it", () => {
-  it("no function of the guard, the risk view or the pump is thrown away when the second run makes its objects", () => {
+  it("no function of the guard, the risk view, the pump or the engine is thrown away when the second run makes its objects", () => {
     const trace = twoRunSweep();
     const compiled = (name: string): boolean => trace.split('\n').some((l) => l.startsWith('[completed compiling') && l.includes(`<JSFunction ${name} `));
     const marked = trace
