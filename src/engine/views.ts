@@ -303,20 +303,20 @@ type MarketSettings = Market['settings'];
  * The parts of a market's view that change only with its flags (settings, with the leverage caps of the
  * caller): built once per market and state, frozen, and handed out again, since backtests read markets
  * on every step. Everything else in MarketRt that settings show is fixed at addMarket; the config is the
- * engine's own, frozen there.
+ * engine's own, frozen there. A class, as MarketMemo.
  */
-interface MarketParts {
+class MarketParts {
   /** By flags and leverage caps (see settingsOf); a handful of entries per market. */
-  settings: Map<string, MarketSettings>;
+  readonly settings = new Map<string, MarketSettings>();
   /** The last settings handed out and what they were for: a replay asks for the same on every price. */
-  last: { flags: number; byAccount: Record<string, bigint> | undefined; settings: MarketSettings } | undefined;
+  last: { flags: number; byAccount: Record<string, bigint> | undefined; settings: MarketSettings } | undefined = undefined;
 }
 const PARTS = new WeakMap<MarketRt, MarketParts>();
 
 function partsOf(m: MarketRt): MarketParts {
   let p = PARTS.get(m);
   if (p === undefined) {
-    p = { settings: new Map(), last: undefined };
+    p = new MarketParts();
     PARTS.set(m, p);
   }
   return p;
@@ -363,48 +363,45 @@ function settingsByKey(m: MarketRt, parts: MarketParts, isPaused: boolean, byAcc
 
 /**
  * A market's price, kept while it stands (see RiskMemo); its state fields fixed at addMarket (readonly
- * in MarketRt), as Decimals made once; and its 24h/4h/1h reference prices by minute.
+ * in MarketRt), as Decimals made once; and its 24h/4h/1h reference prices by minute. A class, not a
+ * literal, because a run makes one a market (as RiskMemo).
  */
-interface MarketMemo {
+class MarketMemo {
   /** The view's fixed parts (one lookup a read for both). */
-  parts: MarketParts;
-  price: DecMemo;
-  fundingRate: Decimal;
-  vpiSpread: Decimal;
-  depthLong: Decimal;
-  depthShort: Decimal;
-  coefLong: Decimal;
-  coefShort: Decimal;
+  readonly parts: MarketParts;
+  readonly price = new DecMemo();
+  readonly fundingRate: Decimal;
+  readonly vpiSpread: Decimal;
+  readonly depthLong: Decimal;
+  readonly depthShort: Decimal;
+  readonly coefLong: Decimal;
+  readonly coefShort: Decimal;
   /** The 24h, 1h and 4h reference prices: each a new Decimal only when it moves (once a minute at most). */
-  changePrices: readonly [DecMemo, DecMemo, DecMemo];
+  readonly changePrices: readonly [DecMemo, DecMemo, DecMemo] = [new DecMemo(), new DecMemo(), new DecMemo()];
   /** Per age, the history entry the last lookup landed on (-1: none yet) and its time (see lookUp). */
-  changeAt: [number, number, number];
-  changeTime: [number, number, number];
+  readonly changeAt: [number, number, number] = [-1, -1, -1];
+  readonly changeTime: [number, number, number] = [0, 0, 0];
   /** The last `change` block, handed out again while its three prices are the same Decimals. */
-  change: Market['change'] | undefined;
+  change: Market['change'] | undefined = undefined;
   /** The engine time before which the last lookups' block provably stands (see changeUntil). */
-  changeUntil: number;
+  changeUntil = Number.NEGATIVE_INFINITY;
+
+  constructor(m: MarketRt) {
+    this.parts = partsOf(m);
+    this.fundingRate = fp9Decimal(m.fundingRate);
+    this.vpiSpread = fp9Decimal(m.vpiSpread);
+    this.depthLong = fp9Decimal(m.depthLong);
+    this.depthShort = fp9Decimal(m.depthShort);
+    this.coefLong = fp9Decimal(m.coefLong);
+    this.coefShort = fp9Decimal(m.coefShort);
+  }
 }
 const MARKET_MEMO = new WeakMap<MarketRt, MarketMemo>();
 
 function marketMemo(m: MarketRt): MarketMemo {
   let memo = MARKET_MEMO.get(m);
   if (memo === undefined) {
-    memo = {
-      parts: partsOf(m),
-      price: new DecMemo(),
-      fundingRate: fp9Decimal(m.fundingRate),
-      vpiSpread: fp9Decimal(m.vpiSpread),
-      depthLong: fp9Decimal(m.depthLong),
-      depthShort: fp9Decimal(m.depthShort),
-      coefLong: fp9Decimal(m.coefLong),
-      coefShort: fp9Decimal(m.coefShort),
-      changePrices: [new DecMemo(), new DecMemo(), new DecMemo()],
-      changeAt: [-1, -1, -1],
-      changeTime: [0, 0, 0],
-      change: undefined,
-      changeUntil: Number.NEGATIVE_INFINITY,
-    };
+    memo = new MarketMemo(m);
     MARKET_MEMO.set(m, memo);
   }
   return memo;

@@ -4,11 +4,11 @@
  * (docs/performance-log.md, eighteenth and nineteenth rounds). V8 makes a literal's later objects
  * from a boilerplate of its site, which widens each field holding an object to hold any object: the
  * market book's per-asset slot, the settings' figures, the risk view's memo, the snapshot pump's
- * options and the engine's account and market were such literals, made once a run, and the second run
- * threw away the guard's evaluation, book and quiet checks, the market figures, the risk view, the
- * pump's publish, and the engine's price step and equity sample. `--trace-deopt` names each function
- * whose code is thrown away ("marking dependent code"); it prints from C++ to the process's stdout, so
- * the sweep writes into a file.
+ * options, the engine's account and market and the market view's memo were such literals, made once
+ * a run, and the second run threw away the guard's evaluation, book and quiet checks, the market
+ * figures, the risk view, the pump's publish, and the engine's price step, equity sample and market
+ * view. `--trace-deopt` names each function whose code is thrown away ("marking dependent code"); it
+ * prints from C++ to the process's stdout, so the sweep writes into a file.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -54,9 +54,9 @@ function twoRunSweep(): string {
 /**
  * Functions of the replay's every step that read those objects: the guard's (the market book's slots
  * and figures), the engine's risk view (its memo), the snapshot pump's publish (its clock), and the
- * engine's own (its account and market).
+ * engine's own (its account and market, and the market view's memo).
  */
-const KEPT = ['#evaluate', '#computeBook', '#move', 'quietPrice', 'quietAt', '#figures', 'riskStatusView', 'publishNow', '#setPrice', '#sample'];
+const KEPT = ['#evaluate', '#computeBook', '#move', 'quietPrice', 'quietAt', '#figures', 'riskStatusView', 'publishNow', '#setPrice', '#sample', 'marketView'];
 
 describe("the code compiled in a sweep's first run outlives it", () => {
   it("no function of the guard, the risk view, the pump or the engine is thrown away when the second run makes its objects", () => {
