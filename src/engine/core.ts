@@ -20,17 +20,15 @@ import type {
   FailureReason,
 } from '../api/types.js';
 import { ACCOUNT_STATUSES, ACCOUNT_TYPES, LOCKED_STATUSES, MARKET_CATEGORIES } from '../api/types.js';
-import { doubleArray, objectArray } from '../core/arrays.js';
+import { objectArray } from '../core/arrays.js';
 import { ConfigError } from '../core/errors.js';
 import { SeededIds } from '../core/ids.js';
-import { EquityMinutes } from './equity-minutes.js';
 import { S, S2, ceilDiv, decToRaw, divFloor, floorDiv, minB, mulCeil, mulFloor, parseRaw } from './fixed.js';
 import { IdempotencyStore } from './idempotency.js';
 import { activeOrdersStart } from './reads.js';
 import { markHolding, prepareMark } from './holding-mark.js';
 import { type FillQuote, fillQuote, holdingPnl, markPnl, quoteSizing, refreshLiquidationPrice } from './pricing.js';
 import { ENGINE_PRESETS, mergePresets, phaseRules, validatePhaseNumbers, validatePresets, type EnginePresets, type PhasePreset } from './presets.js';
-import { WeeklySchedule } from './schedule.js';
 import { AccountRt, MarketRt, type AccountEventRec, type OrderRt, type PositionRt, type PositionSnap } from './state.js';
 import { fires, trailInit, updateThresholds } from './triggers.js';
 import type { AccountSpec, EngineConfig, EngineListener, MarketFlags, MarketSpec } from './types.js';
@@ -98,7 +96,6 @@ export class EngineCore {
     if (spec.category) p.category = spec.category;
     if (spec.schedule !== undefined) p.schedule = spec.schedule;
     const path = `markets.${presetName}`;
-    const r = (k: keyof typeof p) => parseRaw(String(p[k]), `${path}.${String(k)}`);
     const id = spec.id ?? this.ids.next();
     if (this.markets.has(id)) throw new ConfigError('market.id', `market id ${id} exists already`);
     const maxLeverageByType = {} as Record<AccountType, bigint>;
@@ -111,6 +108,7 @@ export class EngineCore {
       asset: spec.baseAsset,
       presetName,
       preset: p,
+      path,
       // Frozen here, with a copy of the tags: views hand this very object out (engine/views.ts), so a
       // strategy can change neither it nor the caller's array.
       config: Object.freeze({
@@ -126,54 +124,8 @@ export class EngineCore {
         category: p.category,
         priority: spec.priority !== undefined ? spec.priority : p.priority,
       }),
-      fee: r('fee'),
-      vpiSpread: r('vpiSpread'),
-      spreadLimit: r('spreadLimit'),
-      coefLong: r('vpiCoefficientLong'),
-      coefShort: r('vpiCoefficientShort'),
-      depthLong: r('vpiMarketDepthLong'),
-      depthShort: r('vpiMarketDepthShort'),
-      maxImpact: r('maxPriceImpact'),
-      maxPriceSpread: r('maxPriceSpread'),
-      mmr: r('maintenanceMarginRatio'),
-      imr: r('initMarginRatio'),
-      minImr: r('minInitMarginRatio'),
-      minLeverage: r('minLeverage'),
       maxLeverageByType,
-      maxOpenLong: r('maxOpenNotionalLong'),
-      maxOpenShort: r('maxOpenNotionalShort'),
-      minStopDist: r('minStopTriggerDistanceRatio'),
-      minNotional: r('minNotional'),
-      fundingRate: r('fundingRate'),
-      scalpMult: r('scalpingMultiplier'),
-      regularMult: r('regularMultiplier'),
-      fundingIntervalMs: interval,
-      scalpingWindowMs: p.scalpingWindowMs,
-      profitAdjMs: p.profitAdjustmentWindowMs,
-      rejectAboveDepth: p.rejectAboveMarketDepth,
-      hasPrice: false,
-      price: 0n,
-      priceAt: this.now,
-      isPaused: false,
-      isCloseOnly: false,
-      isClosed: false,
-      isZeroSpread: false,
-      schedule: p.schedule ? new WeeklySchedule(p.schedule, `${path}.schedule`) : null,
-      inPause: false,
-      scheduleChangeAt: Number.MAX_SAFE_INTEGER,
-      nextFundingAt: (Math.floor(this.now / interval) + 1) * interval,
-      lastFundingAt: null,
-      positions: objectArray(),
-      holdings: objectArray(),
-      orders: objectArray(),
-      histAt: doubleArray(),
-      histPrice: objectArray(),
-      histMinute: -1,
-      thrList: null,
-      thrLen: -1,
-      thrBelow: 0n,
-      thrAbove: 0n,
-      thrAlways: true,
+      now: this.now,
     });
     if (m.schedule) {
       const s = m.schedule.at(this.now);
@@ -214,70 +166,18 @@ export class EngineCore {
       id,
       userId: spec.userId,
       type: spec.type,
-      status: 'active',
-      initialPhase: phase,
       phase,
-      phaseIndex: 0,
       rules,
       ruleOverrides: spec.rules ?? {},
       category: spec.category ?? null,
       apiTrading: spec.apiTrading ?? true,
       paymentId: spec.type === 'real' ? this.ids.next() : null,
       challengeId: spec.type === 'real' ? this.ids.next() : null,
-      createdAt: this.now,
+      now: this.now,
+      minute: this.minute,
       initial,
-      balance: initial,
-      upnl: 0n,
-      margin: 0n,
-      reserved: 0n,
-      maxEquity: null,
-      dayStartEquity: initial,
-      dailyFloor: null,
-      totalFloor: null,
-      trailingFloor: null,
-      targetEquity: null,
-      profitableDayGain: 0n,
-      tradingDays: 0,
-      lastTradeDay: -1,
-      profitableDays: 0,
-      prevPeriodProfitableDays: 0,
-      periodStartEquity: null,
-      periodStartedAt: null,
-      maxPeriodDelta: null,
-      maxPeriodDeltaAt: null,
-      payoutBaseline: initial,
-      failureReason: null,
-      failedAt: null,
-      fundedAt: null,
-      fundedLimitUnlockedAt: null,
-      positions: objectArray(),
-      closedPositions: objectArray(),
-      orders: objectArray(),
-      ordersActiveFrom: 0,
-      holdings: new Map(),
-      lastIncreaseAt: new Map(),
-      chart: objectArray(),
-      sampleStart: this.minute,
-      samples: new EquityMinutes(),
-      curMinute: this.minute,
-      phaseStarts: [{ minute: this.minute, phaseIndex: 0, startEquity: initial }],
-      dirtyStep: -1,
     });
     this.#applyPhaseRules(a);
-    // Money the first trade changes, and the phase fields the first pass of a phase changes, stored
-    // once more with another value: V8 takes a field stored only once for a constant, and code
-    // compiled meanwhile that read it was thrown away at the first fill or pass (docs/performance-log.md,
-    // fifteenth and eighteenth rounds).
-    a.balance = initial - 1n;
-    a.balance = initial;
-    a.margin = 1n;
-    a.margin = 0n;
-    a.phaseIndex = 1;
-    a.phaseIndex = 0;
-    a.prevPeriodProfitableDays = 1;
-    a.prevPeriodProfitableDays = 0;
-    a.rules = { ...rules };
-    a.rules = rules;
     if (rules.withdrawalPeriodDays !== null) {
       a.fundedAt = this.now;
       a.periodStartEquity = initial;

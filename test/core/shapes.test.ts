@@ -165,8 +165,8 @@ describe('one map whatever the inputs', () => {
   });
 
   it("the engine's markets and accounts are objects of one map across engines, with fast properties", () => {
-    // Classes made from literals (engine/state.ts): copying a literal's fields in with Object.assign or
-    // a keyed loop would leave a dictionary of 50 fields, which every step reads.
+    // Classes (engine/state.ts) whose constructors store each field by name: filling one from a literal
+    // with Object.assign or a keyed loop would leave a dictionary of 50 fields, which every step reads.
     const open = () => {
       const core = new EngineCore();
       const market = core.addMarket({ baseAsset: 'BTC', price: new Dec(50000) });
