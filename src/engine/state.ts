@@ -270,12 +270,18 @@ export class AccountRt {
   dirtyStep = -1;
 
   constructor(o: AccountOpening) {
+    // The money the first trade changes and the phase fields the first pass of a phase changes are
+    // stored first with another value: V8 takes a field stored only once for a constant, and code
+    // compiled meanwhile that read it was thrown away at the first fill or pass (docs/performance-log.md,
+    // fifteenth and eighteenth rounds).
     this.id = o.id;
     this.userId = o.userId;
     this.type = o.type;
     this.initialPhase = o.phase;
     this.phase = o.phase;
+    this.phaseIndex = 1;
     this.phaseIndex = 0;
+    this.rules = { ...o.rules };
     this.rules = o.rules;
     this.ruleOverrides = o.ruleOverrides;
     this.category = o.category;
@@ -284,28 +290,17 @@ export class AccountRt {
     this.challengeId = o.challengeId;
     this.createdAt = o.now;
     this.initial = o.initial;
+    this.balance = o.initial - 1n;
     this.balance = o.initial;
+    this.margin = 1n;
     this.margin = 0n;
     this.dayStartEquity = o.initial;
+    this.prevPeriodProfitableDays = 1;
     this.prevPeriodProfitableDays = 0;
     this.payoutBaseline = o.initial;
     this.sampleStart = o.minute;
     this.curMinute = o.minute;
     this.phaseStarts = [{ minute: o.minute, phaseIndex: 0, startEquity: o.initial }];
-    // Money the first trade changes, and the phase fields the first pass of a phase changes, stored
-    // once more with another value: V8 takes a field stored only once for a constant, and code
-    // compiled meanwhile that read it was thrown away at the first fill or pass (docs/performance-log.md,
-    // fifteenth and eighteenth rounds).
-    this.balance = o.initial - 1n;
-    this.balance = o.initial;
-    this.margin = 1n;
-    this.margin = 0n;
-    this.phaseIndex = 1;
-    this.phaseIndex = 0;
-    this.prevPeriodProfitableDays = 1;
-    this.prevPeriodProfitableDays = 0;
-    this.rules = { ...o.rules };
-    this.rules = o.rules;
   }
 }
 
