@@ -28,11 +28,16 @@
  *   sweep.cores.w1/.w2              that CPU time over the wall time: the cores a sweep keeps busy. One
  *                                   worker already keeps more than one busy (V8 compiles on helper
  *                                   threads beside it), which bounds what a second can add on 2 cores
- *   sweep.month.combos-per-minute.w1/.w2, sweep.month.cpu-ms.w1/.w2, sweep.month.cores.w1/.w2
+ *   sweep.speedup.w2                one worker's wall time over two workers', each pair run back to
+ *                                   back (the sweeps alternate one and two workers): above 1, a second
+ *                                   worker made the sweep faster
+ *   sweep.month.combos-per-minute.w1/.w2, sweep.month.cpu-ms.w1/.w2, sweep.month.cores.w1/.w2,
+ *   sweep.month.speedup.w2
  *                                   the same grid over the 1-minute month (15m SMA, as the backtest
  *                                   above): a run of ~0.4 s instead of ~0.1 s, so each worker's JIT
  *                                   warm-up (its first runs take 2–5× longer) weighs less
- *   sweep.long.combos-per-minute.w1/.w2, sweep.long.cpu-ms.w1/.w2, sweep.long.cores.w1/.w2
+ *   sweep.long.combos-per-minute.w1/.w2, sweep.long.cpu-ms.w1/.w2, sweep.long.cores.w1/.w2,
+ *   sweep.long.speedup.w2
  *                                   the 2019 scenario over a 96-combination grid: four times the runs,
  *                                   the same warm-up a worker. Each worker's warm-up costs ~2 s of
  *                                   CPU (V8 compiling its own copy of the code, its first runs in
@@ -135,12 +140,17 @@ function sweep(base: SweepBase, grid: readonly string[], workers: number, tmp: s
 
 function sweeps(name: string, base: SweepBase, n: number, tmp: string, grid: readonly string[] = GRID): void {
   const count = combos(grid);
+  // One worker, then two, n times over: run all of one count and then all of the other, and the
+  // machine's drift between the two batches reads as scaling (one day's bench gave the month 1.65x
+  // that way; eight alternated pairs within the hour after gave 0.87-1.54x, median 1.02).
+  const pairs = Array.from({ length: n }, () => [sweep(base, grid, 1, tmp), sweep(base, grid, 2, tmp)] as const);
   for (const workers of [1, 2]) {
-    const all = Array.from({ length: n }, () => sweep(base, grid, workers, tmp));
+    const all = pairs.map((pair) => pair[workers - 1]!);
     reportRuns(`${name}.combos-per-minute.w${workers}`, all.map((s) => (count * 60_000) / s.wallMs), 'combos/min');
     reportRuns(`${name}.cpu-ms.w${workers}`, all.map((s) => s.cpuMs), 'cpu-ms');
     reportRuns(`${name}.cores.w${workers}`, all.map((s) => s.cpuMs / s.wallMs), 'cores');
   }
+  reportRuns(`${name}.speedup.w2`, pairs.map(([one, two]) => one.wallMs / two.wallMs), 'x');
 }
 
 export async function run(): Promise<void> {
