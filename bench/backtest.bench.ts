@@ -140,9 +140,9 @@ function sweep(base: SweepBase, grid: readonly string[], workers: number, tmp: s
 
 function sweeps(name: string, base: SweepBase, n: number, tmp: string, grid: readonly string[] = GRID): void {
   const count = combos(grid);
-  // One worker, then two, n times over: run all of one count and then all of the other, and the
-  // machine's drift between the two batches reads as scaling (one day's bench gave the month 1.65x
-  // that way; eight alternated pairs within the hour after gave 0.87-1.54x, median 1.02).
+  // Pairs, one worker then two, n times. Run as two batches (every one-worker sweep, then every
+  // two-worker one), the machine's drift between the batches read as scaling: one day's bench gave
+  // the month 1.65x that way, and eight alternated pairs within the hour after 0.87-1.54x (median 1.02).
   const pairs = Array.from({ length: n }, () => [sweep(base, grid, 1, tmp), sweep(base, grid, 2, tmp)] as const);
   for (const workers of [1, 2]) {
     const all = pairs.map((pair) => pair[workers - 1]!);
