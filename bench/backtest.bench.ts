@@ -41,9 +41,8 @@
  *                                   the 2019 scenario over a 96-combination grid: four times the runs,
  *                                   the same warm-up a worker. Each worker's warm-up costs ~2 s of
  *                                   CPU (V8 compiling its own copy of the code, its first runs in
- *                                   slower code meanwhile), and two workers' warm-ups share the one
- *                                   helper thread V8 has on 2 cores: how much a second worker gains
- *                                   depends on how many runs share that cost
+ *                                   slower code meanwhile), which a second worker pays again whenever
+ *                                   it starts: how much it gains depends on how many runs share that cost
  * Every process uses a cache folder of its own (PROPBOT_CACHE_DIR in a temporary folder): the sweeps
  * find the month's rows cached by the backtests before them, as a user's would after one backtest.
  * Every process here starts Node with the options of bin/propbot.js's first line (bench/cli-node.ts),
