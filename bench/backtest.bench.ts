@@ -10,6 +10,12 @@
  *   backtest.sma-cross.rows-cached, .rows-cached.cpu, .rows-cached.wall-ms
  *                                   the same with the rows cache holding the file (any run after the
  *                                   first over the same file as it is: src/feed/files/row-cache.ts)
+ *   backtest.sma-cross.warm, .warm.cpu
+ *                                   the same run ten times in one process (the rows cached; no report),
+ *                                   each process's median of its sixth to tenth run: the replay once
+ *                                   V8 has compiled it, as a sweep worker's or a walk-forward's later
+ *                                   runs get it (bench/backtest-warm-child.mjs). Beside the fresh
+ *                                   figures above it says how much of a fresh run is the JIT's warm-up
  *   backtest.startup-ms             start to the first candle replayed (Node, propbot, the TS plugin)
  *   backtest.startup-cpu-ms         the CPU time of that start-up (all threads of the process)
  *   node.startup-ms                 the same clock for a bare `node -e`: the floor on this machine
@@ -74,6 +80,22 @@ interface ChildResult {
   wallMs: number;
   cpuMs: number;
   peakRssMb: number;
+}
+
+/** Runs of one process the warm figure is taken from (the sixth to the tenth), and how many it makes. */
+const WARM_FROM = 5;
+const WARM_RUNS = 10;
+
+interface WarmResult {
+  candles: number;
+  runMs: number[];
+  runCpuMs: number[];
+}
+
+function warmBacktest(file: string, period: string): WarmResult {
+  const child = fileURLToPath(new URL('./backtest-warm-child.mjs', import.meta.url));
+  const out = execFileSync(process.execPath, [...CLI_NODE_OPTIONS, child, file, period, String(WARM_RUNS)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  return JSON.parse(out.trim().split('\n').pop()!) as WarmResult;
 }
 
 function backtest(file: string, period: string, tmp: string, env: NodeJS.ProcessEnv = process.env): ChildResult {
@@ -171,6 +193,9 @@ export async function run(): Promise<void> {
     reportRuns('backtest.sma-cross.rows-cached', cached.map((r) => (r.candles * 1000) / r.runMs), 'candles/s');
     reportRuns('backtest.sma-cross.rows-cached.cpu', cached.map((r) => (r.candles * 1000) / r.runCpuMs), 'candles/cpu-s');
     reportRuns('backtest.sma-cross.rows-cached.wall-ms', cached.map((r) => r.wallMs), 'ms');
+    const warm = Array.from({ length: n }, () => warmBacktest(file, period));
+    reportRuns('backtest.sma-cross.warm', warm.map((w) => (w.candles * 1000) / median(w.runMs.slice(WARM_FROM))), 'candles/s');
+    reportRuns('backtest.sma-cross.warm.cpu', warm.map((w) => (w.candles * 1000) / median(w.runCpuMs.slice(WARM_FROM))), 'candles/cpu-s');
     reportRuns('backtest.startup-ms', one.map((r) => r.startupMs), 'ms');
     reportRuns('backtest.startup-cpu-ms', one.map((r) => r.startupCpuMs), 'cpu-ms');
     reportRuns('node.startup-ms', Array.from({ length: n }, () => bareNode()), 'ms');
