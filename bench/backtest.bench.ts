@@ -34,16 +34,18 @@
  *   sweep.cores.w1/.w2              that CPU time over the wall time: the cores a sweep keeps busy. One
  *                                   worker already keeps more than one busy (V8 compiles on helper
  *                                   threads beside it), which bounds what a second can add on 2 cores
+ *   sweep.peak-rss.w1/.w2           peak resident memory of those sweeps (the process, its workers
+ *                                   included): each worker is a backtest's heap of its own
  *   sweep.speedup.w2                one worker's wall time over two workers', each pair run back to
  *                                   back (the sweeps alternate one and two workers): above 1, a second
  *                                   worker made the sweep faster
  *   sweep.month.combos-per-minute.w1/.w2, sweep.month.cpu-ms.w1/.w2, sweep.month.cores.w1/.w2,
- *   sweep.month.speedup.w2
+ *   sweep.month.peak-rss.w1/.w2, sweep.month.speedup.w2
  *                                   the same grid over the 1-minute month (15m SMA, as the backtest
  *                                   above): a run of ~0.4 s instead of ~0.1 s, so each worker's JIT
  *                                   warm-up (its first runs take 2–5× longer) weighs less
  *   sweep.long.combos-per-minute.w1/.w2, sweep.long.cpu-ms.w1/.w2, sweep.long.cores.w1/.w2,
- *   sweep.long.speedup.w2
+ *   sweep.long.peak-rss.w1/.w2, sweep.long.speedup.w2
  *                                   the 2019 scenario over a 96-combination grid: four times the runs,
  *                                   the same warm-up a worker. Each worker's warm-up costs ~2 s of
  *                                   CPU (V8 compiling its own copy of the code, its first runs in
@@ -146,17 +148,18 @@ function combos(grid: readonly string[]): number {
   return spaceSize(searchSpace(parseGrid([...grid])));
 }
 
-function sweep(base: SweepBase, grid: readonly string[], workers: number, tmp: string): { wallMs: number; cpuMs: number } {
+function sweep(base: SweepBase, grid: readonly string[], workers: number, tmp: string): { wallMs: number; cpuMs: number; peakRssMb: number } {
   const started = performance.now();
   const run = spawnSync(
     process.execPath,
-    [...CLI_NODE_OPTIONS, '--import', pathToFileURL(path.join(root, 'bench/cpu-at-exit.mjs')).href, path.join(root, 'bin/propbot.js'), 'sweep', ...base,
+    [...CLI_NODE_OPTIONS, '--import', pathToFileURL(path.join(root, 'bench/usage-at-exit.mjs')).href, path.join(root, 'bin/propbot.js'), 'sweep', ...base,
       ...grid.flatMap((g) => ['--grid', g]), '--workers', String(workers), '--out', path.join(tmp, `sweep-${workers}`), '--no-progress'],
     { encoding: 'utf8', maxBuffer: 16 << 20 },
   );
   const wallMs = performance.now() - started;
   if (run.status !== 0) throw new Error(`sweep --workers ${workers} failed (${run.status}): ${run.stderr}`);
-  return { wallMs, cpuMs: (JSON.parse(run.stderr.trim().split('\n').pop()!) as { cpuMs: number }).cpuMs };
+  const usage = JSON.parse(run.stderr.trim().split('\n').pop()!) as { cpuMs: number; peakRssMb: number };
+  return { wallMs, cpuMs: usage.cpuMs, peakRssMb: usage.peakRssMb };
 }
 
 function sweeps(name: string, base: SweepBase, n: number, tmp: string, grid: readonly string[] = GRID): void {
@@ -170,6 +173,7 @@ function sweeps(name: string, base: SweepBase, n: number, tmp: string, grid: rea
     reportRuns(`${name}.combos-per-minute.w${workers}`, all.map((s) => (count * 60_000) / s.wallMs), 'combos/min');
     reportRuns(`${name}.cpu-ms.w${workers}`, all.map((s) => s.cpuMs), 'cpu-ms');
     reportRuns(`${name}.cores.w${workers}`, all.map((s) => s.cpuMs / s.wallMs), 'cores');
+    reportRuns(`${name}.peak-rss.w${workers}`, all.map((s) => s.peakRssMb), 'MB');
   }
   reportRuns(`${name}.speedup.w2`, pairs.map(([one, two]) => one.wallMs / two.wallMs), 'x');
 }

@@ -15,7 +15,8 @@
  * changes the hash V8 checks code caches against, so only a command's own process holds it, and only
  * until its run is over: the exit-time code-cache write (bundle-loader.ts) and workers started later
  * see the flags the process started with. Where the user set the young generation's size or growth
- * themselves (NODE_OPTIONS, node's own options), this does nothing.
+ * themselves (NODE_OPTIONS, node's own options), this does nothing. A worker thread's young generation
+ * is its own isolate's, limited when it starts (`workerYoungGeneration`).
  */
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import v8 from 'node:v8';
@@ -40,7 +41,7 @@ export function youngGenerationBytes(): number {
  */
 export function holdYoungGeneration(maxMb: number = YOUNG_GENERATION_MB, env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv): () => void {
   if (!(maxMb > 0)) throw new RangeError(`holdYoungGeneration: maxMb must be a positive number of MiB, got ${maxMb}`);
-  if (USER_FLAGS.test(env['NODE_OPTIONS'] ?? '') || execArgv.some((a) => USER_FLAGS.test(a))) return () => {};
+  if (userSized(env, execArgv)) return () => {};
   const limit = maxMb * 1024 * 1024;
   holds += 1;
   // Once growth is stopped there is nothing left to watch until the release: no entry per collection.
@@ -63,6 +64,28 @@ export function holdYoungGeneration(maxMb: number = YOUNG_GENERATION_MB, env: No
     holds -= 1;
     if (holds === 0 && stopped) setGrowth(DEFAULT_GROWTH_FACTOR);
   };
+}
+
+/**
+ * The `resourceLimits` that keep a worker thread's young generation at `maxMb` (MiB), where
+ * `holdYoungGeneration` keeps this thread's; none where the user sized the young generation themselves.
+ * Left alone, a sweep worker's young generation doubles to 32 MB over its runs, and each worker's
+ * resident memory with it (the 96-combination sweep peaked at 339-403 MB with two workers, 315-329
+ * held). A worker's limit is its own isolate's, not a V8 flag, so it leaves the code cache's flags as
+ * they are. V8's limit also counts the new large-object space, a third semi-space's worth: two
+ * semi-spaces of `maxMb / 2` are a limit of 1.5 × `maxMb`.
+ */
+export function workerYoungGeneration(
+  maxMb: number = YOUNG_GENERATION_MB,
+  env: NodeJS.ProcessEnv = process.env,
+  execArgv: readonly string[] = process.execArgv,
+): { readonly maxYoungGenerationSizeMb?: number } {
+  if (!(maxMb > 0)) throw new RangeError(`workerYoungGeneration: maxMb must be a positive number of MiB, got ${maxMb}`);
+  return userSized(env, execArgv) ? {} : { maxYoungGenerationSizeMb: (maxMb * 3) / 2 };
+}
+
+function userSized(env: NodeJS.ProcessEnv, execArgv: readonly string[]): boolean {
+  return USER_FLAGS.test(env['NODE_OPTIONS'] ?? '') || execArgv.some((a) => USER_FLAGS.test(a));
 }
 
 let holds = 0;

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerYoungGeneration } from '../core/young-generation.js';
 import type { BacktestJob } from './backtest-job.js';
 import type { SweepJob, SweepRow } from './sweep.js';
 
@@ -96,7 +97,9 @@ export class SweepPool {
     // By way of the folder, which holds wherever the build puts this code (in the bundle, import.meta.url is
     // this module's own dist/ file; scripts/bundle.ts).
     const url = new URL(`../runtime/sweep-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-    const worker = fromSource ? new Worker(tsxBoot(url), { eval: true }) : new Worker(url);
+    // Each run's young generation as a backtest's own (young-generation.ts), not doubled to 32 MB.
+    const resourceLimits = workerYoungGeneration();
+    const worker = fromSource ? new Worker(tsxBoot(url), { eval: true, resourceLimits }) : new Worker(url, { resourceLimits });
     this.#all.add(worker);
     return worker;
   }

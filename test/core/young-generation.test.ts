@@ -2,15 +2,31 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { holdYoungGeneration } from '../../src/core/young-generation.js';
+import { Worker } from 'node:worker_threads';
+import { holdYoungGeneration, workerYoungGeneration } from '../../src/core/young-generation.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
- * A fresh process (V8 flags are the process's) that keeps a sliding window of objects alive across
- * scavenges, as a replay's working set does, and yields to the event loop as the replay does; it
- * prints the young generation's size (MiB) at the end, and whether a code cache made before the
- * hold was accepted while held and after the release.
+ * Keeps a sliding window of objects alive across scavenges, as a replay's working set does, and
+ * yields to the event loop as the replay does (code for an async context).
+ */
+const CHURN = `
+  const keep = [];
+  for (let round = 0; round < 150; round++) {
+    for (let i = 0; i < 20000; i++) {
+      const o = { a: i, b: [i, round] };
+      if (i % 5 === 0) keep.push(o);
+    }
+    if (keep.length > 40000) keep.splice(0, 20000);
+    await new Promise((r) => setImmediate(r));
+  }
+`;
+
+/**
+ * A fresh process (V8 flags are the process's) that does `CHURN`'s work; it prints the young
+ * generation's size (MiB) at the end, and whether a code cache made before the hold was accepted
+ * while held and after the release.
  */
 function churn(hold: 'hold' | 'none', env: NodeJS.ProcessEnv = {}): { youngMb: number; rejectedHeld: boolean | null; rejectedAfter: boolean | null } {
   const probe = `
@@ -21,15 +37,7 @@ function churn(hold: 'hold' | 'none', env: NodeJS.ProcessEnv = {}): { youngMb: n
     const src = (n) => 'function f(x) { return x * 2 + ' + n + ' } f(3);';
     const before = new Script(src(1), { produceCachedData: true }).createCachedData();
     const release = ${hold === 'hold' ? 'holdYoungGeneration(4)' : '() => {}'};
-    const keep = [];
-    for (let round = 0; round < 150; round++) {
-      for (let i = 0; i < 20000; i++) {
-        const o = { a: i, b: [i, round] };
-        if (i % 5 === 0) keep.push(o);
-      }
-      if (keep.length > 40000) keep.splice(0, 20000);
-      await new Promise((r) => setImmediate(r));
-    }
+    ${CHURN}
     const youngMb = youngGenerationBytes() / 1048576;
     const rejectedHeld = new Script(src(2), { cachedData: before }).cachedDataRejected;
     release();
@@ -70,5 +78,45 @@ describe('holdYoungGeneration', () => {
   it('refuses a size that is not a positive number of MiB', () => {
     expect(() => holdYoungGeneration(0)).toThrow(/maxMb must be a positive number of MiB, got 0/);
     expect(() => holdYoungGeneration(Number.NaN)).toThrow(/got NaN/);
+  });
+});
+
+/** `churn`'s work in a worker thread started with `resourceLimits`; its young generation's size at the end (MiB). */
+async function workerChurn(resourceLimits: ReturnType<typeof workerYoungGeneration>): Promise<number> {
+  const code = `
+    const { parentPort } = require('node:worker_threads');
+    const v8 = require('node:v8');
+    (async () => {
+      ${CHURN}
+      parentPort.postMessage(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576);
+    })();
+  `;
+  const worker = new Worker(code, { eval: true, resourceLimits });
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+  } finally {
+    await worker.terminate();
+  }
+}
+
+describe('workerYoungGeneration', () => {
+  it("keeps a worker thread's young generation at the size asked for, where the same work doubles it further", async () => {
+    expect(await workerChurn({})).toBeGreaterThan(4);
+    // At the size, not below it: V8's limit also counts the new large-object space.
+    expect(await workerChurn(workerYoungGeneration(4, {}, []))).toBe(4);
+  }, 60_000);
+
+  it('asks for no limit where the user sized the young generation (NODE_OPTIONS or node\'s own options, either spelling)', () => {
+    expect(workerYoungGeneration(4, { NODE_OPTIONS: '--max-semi-space-size=16' }, [])).toEqual({});
+    expect(workerYoungGeneration(4, {}, ['--max_semi_space_size=16'])).toEqual({});
+    expect(workerYoungGeneration(4, { NODE_OPTIONS: '--semi-space-growth-factor=4' }, [])).toEqual({});
+    expect(workerYoungGeneration(16, { NODE_OPTIONS: '--max-old-space-size=512' }, [])).toEqual({ maxYoungGenerationSizeMb: 24 });
+  });
+
+  it('refuses a size that is not a positive number of MiB', () => {
+    expect(() => workerYoungGeneration(-1)).toThrow(/maxMb must be a positive number of MiB, got -1/);
   });
 });

@@ -3,8 +3,12 @@
  * of their own and their own answer, and a whole backtest comes back from a thread as text that
  * decodes to the very result (`result-codec`) a run in this process gives.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
+import { workerYoungGeneration } from '../../src/core/young-generation.js';
 import { buildReportJson } from '../../src/report/report-json.js';
 import { Fp9EquitySample, Fp9EquitySeries } from '../../src/report/equity-sample.js';
 import { decodeResult, encodeResult } from '../../src/report/result-codec.js';
@@ -12,6 +16,7 @@ import { backtestJobOptions, type BacktestJob } from '../../src/runtime/backtest
 import { runBacktest } from '../../src/runtime/backtest.js';
 import { SweepPool } from '../../src/runtime/sweep-pool.js';
 import type { SweepJob } from '../../src/runtime/sweep.js';
+import { REPO } from '../backtest/helpers.js';
 import { smaJob } from './cli.js';
 
 const FROM = Date.UTC(2018, 2, 1);
@@ -31,6 +36,22 @@ describe('the sweep thread pool', () => {
     const figures = (r: { params: unknown; summary?: Record<string, unknown> }) => ({ params: r.params, returnPct: r.summary?.['returnPct'], trades: r.summary?.['totalTrades'] });
     expect(alone[0]!.summary?.['returnPct']).not.toBe(alone[1]!.summary?.['returnPct']);
     expect(together.map((rows) => figures(rows[0]!))).toEqual(alone.map(figures));
+  }, 120_000);
+
+  it("runs each job on a worker whose young generation is held as a backtest's own", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pb-pool-'));
+    try {
+      const out = path.join(dir, 'thread.json');
+      const [row] = await pool.run([smaJob(FROM, TO, { strategy: path.join(REPO, 'test/fixtures/thread-probe.mjs'), baseParams: {}, params: { out } })]);
+      expect(row!.ok, row!.error).toBe(true);
+      const seen = JSON.parse(readFileSync(out, 'utf8')) as { isMainThread: boolean; resourceLimits: { maxYoungGenerationSizeMb?: number } };
+      expect(seen.isMainThread).toBe(false);
+      // Without a limit V8 gives a worker 48 (its young generation grows to 32 MB); this one is 16 MB's.
+      expect(seen.resourceLimits.maxYoungGenerationSizeMb).toBe(workerYoungGeneration().maxYoungGenerationSizeMb);
+      expect(seen.resourceLimits.maxYoungGenerationSizeMb).toBe(24);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it('a whole backtest on a thread reports as the same run in this process', async () => {
