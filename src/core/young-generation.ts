@@ -70,7 +70,7 @@ export function holdYoungGeneration(maxMb: number = YOUNG_GENERATION_MB, env: No
  * The `resourceLimits` that keep a worker thread's young generation at `maxMb` (MiB), where
  * `holdYoungGeneration` keeps this thread's; none where the user sized the young generation themselves.
  * Left alone, a sweep worker's young generation doubles to 32 MB over its runs, and each worker's
- * resident memory with it (the 96-combination sweep peaked at 339-403 MB with two workers, 315-329
+ * resident memory with it (the 96-combination sweep peaked at 371-397 MB with two workers, 322-333
  * held). A worker's limit is its own isolate's, not a V8 flag, so it leaves the code cache's flags as
  * they are. V8's limit also counts the new large-object space, a third semi-space's worth: two
  * semi-spaces of `maxMb / 2` are a limit of 1.5 × `maxMb`.

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
 import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
 import { holdYoungGeneration, workerYoungGeneration } from '../../src/core/young-generation.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
