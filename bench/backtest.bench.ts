@@ -47,7 +47,7 @@
  *   sweep.long.combos-per-minute.w1/.w2, sweep.long.cpu-ms.w1/.w2, sweep.long.cores.w1/.w2,
  *   sweep.long.peak-rss.w1/.w2, sweep.long.speedup.w2
  *                                   the 2019 scenario over a 96-combination grid: four times the runs,
- *                                   the same warm-up a worker. Each worker's warm-up costs ~2 s of
+ *                                   the same warm-up a worker. Each worker's warm-up costs 2–3 s of
  *                                   CPU (V8 compiling its own copy of the code, its first runs in
  *                                   slower code meanwhile), which a second worker pays again whenever
  *                                   it starts: how much it gains depends on how many runs share that cost
