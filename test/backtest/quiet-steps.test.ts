@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { EMPTY, merge, mergeMap, of } from 'rxjs';
+import { EMPTY, map, merge, mergeMap, of, take } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { backtestOptions, buildScenario } from '../../src/cli/backtest-run.js';
@@ -95,6 +95,46 @@ describe('quiet steps', () => {
     expect(quietJson).toEqual(loudJson);
     expect(quietJson.guardActions).toHaveLength(1);
     expect(quietJson.guardActions[0]).toMatchObject({ rule: 'kill_switch', floorRule: 'trailing', at: new Date(START + 6 * 60_000 + 40_000).toISOString() });
+  });
+
+  it('publishes the first step of a new day, whose risk status moves the daily floor', async () => {
+    // A long opened at 23:01 gains into midnight, so the new day's floor (95% of the day-start equity)
+    // and kill line are higher than the day before's. Its strategy asks for one candle and then reads
+    // nothing, so any step could go unpublished; at 00:00:40 the low (101.5) is above yesterday's kill
+    // line and below today's: the guard must have read the new day's risk status by then. Midnight
+    // ends no candle here, and the zero-cost preset settles no funding then (another event).
+    const night = Date.UTC(2021, 0, 4, 23);
+    const at = (i: number, open: string, high: string, low: string, close: string): SynthCandle => ({ time: night + i * 60_000, open, high, low, close });
+    const candles: SynthCandle[] = [at(0, '100', '100', '100', '100')];
+    for (let i = 1; i < 60; i += 1) {
+      const p = (100 + (3 * i) / 59).toFixed(4);
+      candles.push(at(i, p, p, p, p));
+    }
+    candles.push(at(60, '102.8', '102.9', '101.5', '102'));
+    for (let i = 61; i < 70; i += 1) candles.push(at(i, '102', '102', '102', '102'));
+    const file = writeCandles(dir, 'midnight.csv', candles);
+    const once = defineStrategy({
+      name: 'once',
+      version: '1.0.0',
+      assets: ['BTC'],
+      setup: (ctx) => ctx.candles('BTC', '1m').pipe(take(1), map(() => ctx.intents.open('long', { size: { quote: 50_000 }, leverage: 5, stopLoss: '99.5' }))),
+    });
+    const { quietJson, loudJson, quietPerf } = await both({
+      markets: [{ asset: 'BTC', file, preset: 'zero-cost' }],
+      strategies: [{ strategy: once, params: {}, assets: ['BTC'], source: 'test' }],
+      balance: new Dec(100_000),
+      risk: {
+        strategies: { once: { allowScalping: true } },
+        killSwitch: { share: '0.5', onExposureBreach: false },
+        drawdown: { phases: { active_evaluation: { daily: '0.05', total: '0.10', trailing: null } } },
+      },
+    });
+    expect(quietJson).toEqual(loudJson);
+    expect(quietJson.trades).toHaveLength(1);
+    expect(quietJson.guardActions).toHaveLength(1);
+    expect(quietJson.guardActions[0]).toMatchObject({ rule: 'kill_switch', floorRule: 'daily', at: new Date(night + 60 * 60_000 + 40_000).toISOString() });
+    // The rise publishes each step (a new highest equity), the flat minutes after the kill do not.
+    expect(quietPerf.quietSteps).toBeGreaterThan(5);
   });
 
   it('leaves every report of the four examples as it was, and skips most steps inside candles', async () => {
