@@ -1,0 +1,222 @@
+/**
+ * Property: a backtest that leaves the steps nothing needs unpublished (quiet steps) writes the same
+ * report as one that publishes every step, over random 1-minute walks with gaps and crashes, random
+ * scripts of entries, exits, protective and trailing stops, and random drawdown rules and kill-switch
+ * settings and profit targets. The hand-picked cases in quiet-steps.test.ts each pin one way a step
+ * must be published; this looks for the ones nobody thought of among the kill switch, a liquidation,
+ * a stop, a breach or a passed target inside a candle, a new highest equity and a new day.
+ */
+import { rmSync } from 'node:fs';
+import fc from 'fast-check';
+import { EMPTY, from, mergeMap, take } from 'rxjs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Dec } from '../../src/core/decimal.js';
+import { buildReportJson } from '../../src/report/report-json.js';
+import { runBacktest, type BacktestOptions } from '../../src/runtime/backtest.js';
+import { defineStrategy } from '../../src/strategy/define.js';
+import type { OrderIntent } from '../../src/strategy/intents.js';
+import { tempDir, writeCandles, type SynthCandle } from './helpers.js';
+
+const dir = tempDir('pb-quiet-prop-');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** 23:00 UTC: a walk of a few hundred minutes crosses midnight, where the daily rule's base moves. */
+const START = Date.UTC(2021, 4, 18, 23);
+
+/** One candle's moves in basis points: open from the last close, then the extremes and the close from the open. */
+interface Move {
+  readonly gap: number;
+  readonly up: number;
+  readonly down: number;
+  readonly close: number;
+}
+
+type Action =
+  | {
+      readonly kind: 'open';
+      readonly direction: 'long' | 'short';
+      readonly quote: number;
+      readonly leverage: number;
+      readonly stopBp: number | null;
+      readonly takeBp: number | null;
+      /** A resting entry this many basis points from the close (a limit on the favourable side, a stop on the other); null: at market. */
+      readonly entry: { readonly type: 'limit' | 'stop_market'; readonly bp: number } | null;
+    }
+  | { readonly kind: 'close'; readonly direction: 'long' | 'short' }
+  | { readonly kind: 'trail'; readonly direction: 'long' | 'short'; readonly offsetBp: number }
+  | { readonly kind: 'close_all' };
+
+interface Case {
+  readonly moves: readonly Move[];
+  readonly script: ReadonlyArray<{ readonly at: number; readonly action: Action }>;
+  readonly period: '1m' | '5m';
+  /** The engine's market preset: `zero-cost` has no funding, whose settlement at midnight is an event of its own. */
+  readonly preset: 'crypto' | 'zero-cost';
+  /** Whether the strategy stops reading candles after its last scripted one: then no step need end a candle, a new day's first included. */
+  readonly stopsReading: boolean;
+  readonly killShare: string;
+  readonly onExposureBreach: boolean;
+  readonly limits: { readonly daily: string; readonly total: string; readonly trailing: string | null };
+  /** A profit target (percent) the account may reach within the walk, with no minimum of trading days; null: the preset's. */
+  readonly target: number | null;
+}
+
+const crash = fc.integer({ min: -2_500, max: 2_500 });
+const move: fc.Arbitrary<Move> = fc.oneof(
+  { weight: 9, arbitrary: fc.record({ gap: fc.integer({ min: -5, max: 5 }), up: fc.integer({ min: 0, max: 60 }), down: fc.integer({ min: 0, max: 60 }), close: fc.integer({ min: -50, max: 50 }) }) },
+  { weight: 1, arbitrary: fc.record({ gap: fc.integer({ min: -300, max: 300 }), up: fc.integer({ min: 0, max: 2_500 }), down: fc.integer({ min: 0, max: 2_500 }), close: crash }) },
+);
+
+const action: fc.Arbitrary<Action> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('open' as const), direction: fc.constantFrom('long' as const, 'short' as const), quote: fc.integer({ min: 1_000, max: 40_000 }), leverage: fc.integer({ min: 1, max: 5 }), stopBp: fc.option(fc.integer({ min: 20, max: 800 })), takeBp: fc.option(fc.integer({ min: 20, max: 800 })), entry: fc.option(fc.record({ type: fc.constantFrom('limit' as const, 'stop_market' as const), bp: fc.integer({ min: 5, max: 300 }) }), { freq: 3 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('close' as const), direction: fc.constantFrom('long' as const, 'short' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('trail' as const), direction: fc.constantFrom('long' as const, 'short' as const), offsetBp: fc.integer({ min: 10, max: 500 }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'close_all' as const }) },
+);
+
+const fraction = (min: number, max: number) => fc.integer({ min, max }).map((n) => (n / 1000).toFixed(3));
+
+const testCase: fc.Arbitrary<Case> = fc.record({
+  moves: fc.array(move, { minLength: 60, maxLength: 240 }),
+  // An entry within the first candles, then anything.
+  script: fc
+    .tuple(fc.record({ at: fc.integer({ min: 0, max: 5 }), action: action.filter((a) => a.kind === 'open') }), fc.array(fc.record({ at: fc.integer({ min: 0, max: 47 }), action }), { maxLength: 12 }))
+    .map(([first, rest]) => [first, ...rest]),
+  period: fc.constantFrom('1m' as const, '5m' as const),
+  preset: fc.constantFrom('crypto' as const, 'zero-cost' as const),
+  stopsReading: fc.boolean(),
+  killShare: fraction(100, 950),
+  onExposureBreach: fc.boolean(),
+  limits: fc.record({ daily: fraction(15, 80), total: fraction(40, 150), trailing: fc.option(fraction(30, 120)) }),
+  target: fc.option(fc.integer({ min: 1, max: 5 })),
+});
+
+/** Prices from 100 in fp9 steps of 10^-4: the moves' basis points of the previous figure, rounded. */
+function candlesOf(moves: readonly Move[]): SynthCandle[] {
+  const at = (p: number, bp: number) => Math.max(1, Math.round(p * (1 + bp / 10_000) * 1e4) / 1e4);
+  let last = 100;
+  return moves.map((m, i) => {
+    const open = at(last, m.gap);
+    const close = at(open, m.close);
+    const high = Math.max(open, close, at(open, m.up));
+    const low = Math.min(open, close, at(open, -m.down));
+    last = close;
+    return { time: START + i * 60_000, open: String(open), high: String(high), low: String(low), close: String(close) };
+  });
+}
+
+/** Follows the case's script on its own candles: the `at`-th candle's actions, in the script's order. */
+function scripted(c: Case) {
+  return defineStrategy({
+    name: 'scripted',
+    version: '1.0.0',
+    assets: ['BTC'],
+    setup(ctx) {
+      let n = -1;
+      const last = Math.max(...c.script.map((s) => s.at));
+      const candles = ctx.candles('BTC', c.period);
+      return (c.stopsReading ? candles.pipe(take(last + 1)) : candles).pipe(
+        mergeMap((candle) => {
+          n += 1;
+          const due = c.script.filter((s) => s.at === n);
+          if (due.length === 0) return EMPTY;
+          const price = candle.close;
+          const bp = (b: number) => new Dec(b).div(10_000);
+          const out: OrderIntent[] = [];
+          for (const { action: a } of due) {
+            if (a.kind === 'close_all') out.push(ctx.intents.closeAll({}));
+            else if (a.kind === 'close') {
+              if ((ctx.latest.positions('BTC')?.data ?? []).some((p) => p.direction === a.direction)) out.push(ctx.intents.close({ direction: a.direction }));
+            } else if (a.kind === 'trail') {
+              if ((ctx.latest.positions('BTC')?.data ?? []).some((p) => p.direction === a.direction)) {
+                out.push(ctx.intents.protect({ direction: a.direction, trailingStop: { offsetPercent: bp(a.offsetBp) } }));
+              }
+            } else {
+              const sign = a.direction === 'long' ? -1 : 1;
+              const level = (b: number | null, s: number) => (b === null ? undefined : price.times(bp(b).times(s).plus(1)).toDecimalPlaces(4));
+              // A long's limit rests below the price and its stop entry above it; a short's the other way.
+              const entryAt = a.entry === null ? price : level(a.entry.bp, a.entry.type === 'limit' ? sign : -sign)!;
+              const entry = a.entry === null ? undefined : a.entry.type === 'limit' ? { type: 'limit' as const, price: entryAt } : { type: 'stop_market' as const, trigger: entryAt };
+              const protect = (b: number | null, s: number) => (b === null ? undefined : entryAt.times(bp(b).times(s).plus(1)).toDecimalPlaces(4));
+              const stopLoss = protect(a.stopBp, sign);
+              const takeProfit = protect(a.takeBp, -sign);
+              out.push(
+                ctx.intents.open(a.direction, {
+                  size: { quote: a.quote },
+                  leverage: a.leverage,
+                  ...(entry ? { entry } : {}),
+                  ...(stopLoss ? { stopLoss } : {}),
+                  ...(takeProfit ? { takeProfit } : {}),
+                }),
+              );
+            }
+          }
+          return from(out);
+        }),
+      );
+    },
+  });
+}
+
+function optionsOf(c: Case, file: string): BacktestOptions {
+  const { daily, total, trailing } = c.limits;
+  return {
+    markets: [{ asset: 'BTC', file, preset: c.preset }],
+    strategies: [{ strategy: scripted(c), params: {}, assets: ['BTC'], source: 'test' }],
+    balance: new Dec(100_000),
+    keepPrices: false,
+    presets: {
+      phases: {
+        active_evaluation: {
+          // The engine's rule in percent, the guard's as a fraction: the same limit.
+          ...(trailing !== null ? { maxTrailingTotalDrawdown: new Dec(trailing).times(100).toString() } : {}),
+          ...(c.target !== null ? { profitTarget: String(c.target), minTradingDays: null } : {}),
+        },
+      },
+    },
+    risk: {
+      strategies: { scripted: { allowScalping: true } },
+      killSwitch: { share: c.killShare, onExposureBreach: c.onExposureBreach },
+      drawdown: { phases: { active_evaluation: { daily, total, trailing } } },
+    },
+  };
+}
+
+describe('quiet steps, property', () => {
+  it('give the same report as publishing every step, over random walks, scripts and rules', async () => {
+    let cases = 0;
+    let skipped = 0;
+    let traded = 0;
+    let guarded = 0;
+    let moved = 0;
+    await fc.assert(
+      fc.asyncProperty(testCase, async (c) => {
+        const file = writeCandles(dir, `walk-${cases++}.csv`, candlesOf(c.moves));
+        const options = optionsOf(c, file);
+        const quiet = await runBacktest(options);
+        const loud = await runBacktest({ ...options, quietSteps: false });
+        const { perf: quietPerf, ...quietJson } = buildReportJson(quiet.result);
+        const { perf: loudPerf, ...loudJson } = buildReportJson(loud.result);
+        expect(quietJson).toEqual(loudJson);
+        expect(loudPerf.quietSteps).toBe(0);
+        skipped += quietPerf.quietSteps;
+        if (quietJson.trades.length > 0) traded += 1;
+        if (quietJson.guardActions.length > 0) guarded += 1;
+        if ((quietJson.challenge?.transitions.length ?? 0) > 0) moved += 1;
+      }),
+      {
+        numRuns: 60,
+        seed: 20261129,
+        // Each shrink runs two backtests: stop shrinking after a while and report the smallest case so far.
+        interruptAfterTimeLimit: 45_000,
+        markInterruptAsFailure: true,
+      },
+    );
+    // The walks are worth comparing: most steps went unpublished in the quiet runs, most cases traded,
+    // some tripped the guard and some moved the account to another phase (a target passed, a rule failed).
+    expect(skipped).toBeGreaterThan(cases * 60);
+    expect(traded).toBeGreaterThan(cases / 2);
+    expect(guarded).toBeGreaterThan(0);
+    expect(moved).toBeGreaterThan(0);
+  }, 120_000);
+});
