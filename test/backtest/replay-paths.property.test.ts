@@ -1,10 +1,13 @@
 /**
- * Property: a backtest that leaves the steps nothing needs unpublished (quiet steps) writes the same
- * report as one that publishes every step, over random 1-minute walks with gaps and crashes, random
- * scripts of entries, exits, protective and trailing stops, and random drawdown rules and kill-switch
+ * Property: a backtest that leaves the steps nothing needs unpublished (quiet steps, through the
+ * engine's synchronous reads) writes the same report as one that publishes every step, and as one
+ * whose reads and writes go through the daemon's instrumented exchange (paper mode's path: a promise
+ * per request, every step published). Over random 1-minute walks with gaps and crashes, random
+ * scripts of entries, exits, protective and trailing stops, and random drawdown rules, kill-switch
  * settings and profit targets. The hand-picked cases in quiet-steps.test.ts each pin one way a step
  * must be published; this looks for the ones nobody thought of among the kill switch, a liquidation,
- * a stop, a breach or a passed target inside a candle, a new highest equity and a new day.
+ * a stop, a breach or a passed target inside a candle, a new highest equity and a new day, and for
+ * any way the synchronous path (no promise per step) parts from the live one.
  */
 import { rmSync } from 'node:fs';
 import fc from 'fast-check';
@@ -13,11 +16,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { buildReportJson } from '../../src/report/report-json.js';
 import { runBacktest, type BacktestOptions } from '../../src/runtime/backtest.js';
+import { instrumentExchange } from '../../src/runtime/instrumented-exchange.js';
+import { PipelineMetrics } from '../../src/runtime/metrics.js';
 import { defineStrategy } from '../../src/strategy/define.js';
 import type { OrderIntent } from '../../src/strategy/intents.js';
 import { tempDir, writeCandles, type SynthCandle } from './helpers.js';
 
-const dir = tempDir('pb-quiet-prop-');
+const dir = tempDir('pb-paths-prop-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** 23:00 UTC: a walk of a few hundred minutes crosses midnight, where the daily rule's base moves. */
@@ -182,8 +187,8 @@ function optionsOf(c: Case, file: string): BacktestOptions {
   };
 }
 
-describe('quiet steps, property', () => {
-  it('give the same report as publishing every step, over random walks, scripts and rules', async () => {
+describe("a replay's three paths, property", () => {
+  it('quiet steps, every step published and the paper path give one report, over random walks, scripts and rules', async () => {
     let cases = 0;
     let skipped = 0;
     let traded = 0;
@@ -195,10 +200,17 @@ describe('quiet steps, property', () => {
         const options = optionsOf(c, file);
         const quiet = await runBacktest(options);
         const loud = await runBacktest({ ...options, quietSteps: false });
+        const metrics = new PipelineMetrics();
+        const paper = await runBacktest({ ...options, wrapExchange: (e) => instrumentExchange(e, metrics) });
         const { perf: quietPerf, ...quietJson } = buildReportJson(quiet.result);
         const { perf: loudPerf, ...loudJson } = buildReportJson(loud.result);
+        const { perf: paperPerf, ...paperJson } = buildReportJson(paper.result);
         expect(quietJson).toEqual(loudJson);
+        expect(paperJson).toEqual(loudJson);
         expect(loudPerf.quietSteps).toBe(0);
+        expect(paperPerf.quietSteps).toBe(0);
+        // The paper run's reads went through the wrapper.
+        expect((await metrics.requests.get()).values.reduce((n, v) => n + v.value, 0)).toBeGreaterThan(c.moves.length);
         skipped += quietPerf.quietSteps;
         if (quietJson.trades.length > 0) traded += 1;
         if (quietJson.guardActions.length > 0) guarded += 1;
@@ -207,7 +219,7 @@ describe('quiet steps, property', () => {
       {
         numRuns: 60,
         seed: 20261129,
-        // Each shrink runs two backtests: stop shrinking after a while and report the smallest case so far.
+        // Each shrink runs three backtests: stop shrinking after a while and report the smallest case so far.
         interruptAfterTimeLimit: 45_000,
         markInterruptAsFailure: true,
       },
