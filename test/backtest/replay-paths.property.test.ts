@@ -11,14 +11,15 @@
  */
 import { rmSync } from 'node:fs';
 import fc from 'fast-check';
-import { EMPTY, from, mergeMap, take } from 'rxjs';
+import type { Decimal } from 'decimal.js';
+import { from, merge, mergeMap, take } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { buildReportJson } from '../../src/report/report-json.js';
 import { runBacktest, type BacktestOptions } from '../../src/runtime/backtest.js';
 import { instrumentExchange } from '../../src/runtime/instrumented-exchange.js';
 import { PipelineMetrics } from '../../src/runtime/metrics.js';
-import { defineStrategy } from '../../src/strategy/define.js';
+import { defineStrategy, type StrategyContext } from '../../src/strategy/define.js';
 import type { OrderIntent } from '../../src/strategy/intents.js';
 import { tempDir, writeCandles, type SynthCandle } from './helpers.js';
 
@@ -51,9 +52,13 @@ type Action =
   | { readonly kind: 'trail'; readonly direction: 'long' | 'short'; readonly offsetBp: number }
   | { readonly kind: 'close_all' };
 
+type Asset = 'BTC' | 'ETH';
+
 interface Case {
-  readonly moves: readonly Move[];
-  readonly script: ReadonlyArray<{ readonly at: number; readonly action: Action }>;
+  /** Each market's walk; a second market starts `offset` minutes after the first. */
+  readonly markets: ReadonlyArray<{ readonly asset: Asset; readonly moves: readonly Move[]; readonly offset: number }>;
+  /** The `at`-th candle of `asset` (counted from its first) and what to do there. */
+  readonly script: ReadonlyArray<{ readonly asset: Asset; readonly at: number; readonly action: Action }>;
   readonly period: '1m' | '5m';
   /** The engine's market preset: `zero-cost` has no funding, whose settlement at midnight is an event of its own. */
   readonly preset: 'crypto' | 'zero-cost';
@@ -81,12 +86,19 @@ const action: fc.Arbitrary<Action> = fc.oneof(
 
 const fraction = (min: number, max: number) => fc.integer({ min, max }).map((n) => (n / 1000).toFixed(3));
 
-const testCase: fc.Arbitrary<Case> = fc.record({
-  moves: fc.array(move, { minLength: 60, maxLength: 240 }),
-  // An entry within the first candles, then anything.
-  script: fc
-    .tuple(fc.record({ at: fc.integer({ min: 0, max: 5 }), action: action.filter((a) => a.kind === 'open') }), fc.array(fc.record({ at: fc.integer({ min: 0, max: 47 }), action }), { maxLength: 12 }))
-    .map(([first, rest]) => [first, ...rest]),
+const walk = fc.array(move, { minLength: 60, maxLength: 240 });
+
+/** An entry within the first candles, then anything, on the given markets. */
+const scriptOn = (assets: readonly Asset[]) =>
+  fc
+    .tuple(
+      fc.record({ asset: fc.constantFrom(...assets), at: fc.integer({ min: 0, max: 5 }), action: action.filter((a) => a.kind === 'open') }),
+      fc.array(fc.record({ asset: fc.constantFrom(...assets), at: fc.integer({ min: 0, max: 47 }), action }), { maxLength: 12 }),
+    )
+    .map(([first, rest]) => [first, ...rest]);
+
+/** Everything but the markets and the script. */
+const settings = {
   period: fc.constantFrom('1m' as const, '5m' as const),
   preset: fc.constantFrom('crypto' as const, 'zero-cost' as const),
   stopsReading: fc.boolean(),
@@ -94,13 +106,30 @@ const testCase: fc.Arbitrary<Case> = fc.record({
   onExposureBreach: fc.boolean(),
   limits: fc.record({ daily: fraction(15, 80), total: fraction(40, 150), trailing: fc.option(fraction(30, 120)) }),
   target: fc.option(fc.integer({ min: 1, max: 5 })),
+};
+
+const oneMarket: fc.Arbitrary<Case> = fc.record({
+  markets: walk.map((moves) => [{ asset: 'BTC' as const, moves, offset: 0 }]),
+  script: scriptOn(['BTC']),
+  ...settings,
+});
+
+/** Two markets, the second starting up to half an hour later, traded by one strategy. */
+const twoMarkets: fc.Arbitrary<Case> = fc.record({
+  markets: fc.tuple(walk, walk, fc.integer({ min: 0, max: 30 })).map(([btc, eth, offset]) => [
+    { asset: 'BTC' as const, moves: btc, offset: 0 },
+    { asset: 'ETH' as const, moves: eth, offset },
+  ]),
+  script: scriptOn(['BTC', 'ETH']),
+  ...settings,
 });
 
 /** Prices from 100 in fp9 steps of 10^-4: the moves' basis points of the previous figure, rounded. */
-function candlesOf(moves: readonly Move[]): SynthCandle[] {
+function candlesOf(moves: readonly Move[], offset: number): SynthCandle[] {
   const at = (p: number, bp: number) => Math.max(1, Math.round(p * (1 + bp / 10_000) * 1e4) / 1e4);
   let last = 100;
-  return moves.map((m, i) => {
+  return moves.map((m, j) => {
+    const i = j + offset;
     const open = at(last, m.gap);
     const close = at(open, m.close);
     const high = Math.max(open, close, at(open, m.up));
@@ -110,64 +139,63 @@ function candlesOf(moves: readonly Move[]): SynthCandle[] {
   });
 }
 
-/** Follows the case's script on its own candles: the `at`-th candle's actions, in the script's order. */
+/** What `a` asks on `asset` at a candle closing at `price`: an intent, or none when it would close or protect nothing. */
+function intentsFor(ctx: StrategyContext, asset: Asset, price: Decimal, a: Action): OrderIntent[] {
+  const bp = (b: number) => new Dec(b).div(10_000);
+  const holds = (direction: 'long' | 'short') => (ctx.latest.positions(asset)?.data ?? []).some((p) => p.direction === direction);
+  if (a.kind === 'close_all') return [ctx.intents.closeAll({})];
+  if (a.kind === 'close') return holds(a.direction) ? [ctx.intents.close({ asset, direction: a.direction })] : [];
+  if (a.kind === 'trail') return holds(a.direction) ? [ctx.intents.protect({ asset, direction: a.direction, trailingStop: { offsetPercent: bp(a.offsetBp) } })] : [];
+  const sign = a.direction === 'long' ? -1 : 1;
+  const level = (from: Decimal, b: number | null, s: number) => (b === null ? undefined : from.times(bp(b).times(s).plus(1)).toDecimalPlaces(4));
+  // A long's limit rests below the price and its stop entry above it; a short's the other way.
+  const entryAt = a.entry === null ? price : level(price, a.entry.bp, a.entry.type === 'limit' ? sign : -sign)!;
+  const entry = a.entry === null ? undefined : a.entry.type === 'limit' ? { type: 'limit' as const, price: entryAt } : { type: 'stop_market' as const, trigger: entryAt };
+  const stopLoss = level(entryAt, a.stopBp, sign);
+  const takeProfit = level(entryAt, a.takeBp, -sign);
+  return [
+    ctx.intents.open(a.direction, {
+      asset,
+      size: { quote: a.quote },
+      leverage: a.leverage,
+      ...(entry ? { entry } : {}),
+      ...(stopLoss ? { stopLoss } : {}),
+      ...(takeProfit ? { takeProfit } : {}),
+    }),
+  ];
+}
+
+/** Follows the case's script on each market's own candles: the `at`-th candle's actions, in the script's order. */
 function scripted(c: Case) {
+  const assets = c.markets.map((m) => m.asset);
   return defineStrategy({
     name: 'scripted',
     version: '1.0.0',
-    assets: ['BTC'],
+    assets,
     setup(ctx) {
-      let n = -1;
-      const last = Math.max(...c.script.map((s) => s.at));
-      const candles = ctx.candles('BTC', c.period);
-      return (c.stopsReading ? candles.pipe(take(last + 1)) : candles).pipe(
-        mergeMap((candle) => {
-          n += 1;
-          const due = c.script.filter((s) => s.at === n);
-          if (due.length === 0) return EMPTY;
-          const price = candle.close;
-          const bp = (b: number) => new Dec(b).div(10_000);
-          const out: OrderIntent[] = [];
-          for (const { action: a } of due) {
-            if (a.kind === 'close_all') out.push(ctx.intents.closeAll({}));
-            else if (a.kind === 'close') {
-              if ((ctx.latest.positions('BTC')?.data ?? []).some((p) => p.direction === a.direction)) out.push(ctx.intents.close({ direction: a.direction }));
-            } else if (a.kind === 'trail') {
-              if ((ctx.latest.positions('BTC')?.data ?? []).some((p) => p.direction === a.direction)) {
-                out.push(ctx.intents.protect({ direction: a.direction, trailingStop: { offsetPercent: bp(a.offsetBp) } }));
-              }
-            } else {
-              const sign = a.direction === 'long' ? -1 : 1;
-              const level = (b: number | null, s: number) => (b === null ? undefined : price.times(bp(b).times(s).plus(1)).toDecimalPlaces(4));
-              // A long's limit rests below the price and its stop entry above it; a short's the other way.
-              const entryAt = a.entry === null ? price : level(a.entry.bp, a.entry.type === 'limit' ? sign : -sign)!;
-              const entry = a.entry === null ? undefined : a.entry.type === 'limit' ? { type: 'limit' as const, price: entryAt } : { type: 'stop_market' as const, trigger: entryAt };
-              const protect = (b: number | null, s: number) => (b === null ? undefined : entryAt.times(bp(b).times(s).plus(1)).toDecimalPlaces(4));
-              const stopLoss = protect(a.stopBp, sign);
-              const takeProfit = protect(a.takeBp, -sign);
-              out.push(
-                ctx.intents.open(a.direction, {
-                  size: { quote: a.quote },
-                  leverage: a.leverage,
-                  ...(entry ? { entry } : {}),
-                  ...(stopLoss ? { stopLoss } : {}),
-                  ...(takeProfit ? { takeProfit } : {}),
-                }),
-              );
-            }
-          }
-          return from(out);
-        }),
-      );
+      const streams = assets.map((asset) => {
+        const mine = c.script.filter((s) => s.asset === asset);
+        let n = -1;
+        const candles = ctx.candles(asset, c.period);
+        const last = Math.max(-1, ...mine.map((s) => s.at));
+        return (c.stopsReading ? candles.pipe(take(last + 1)) : candles).pipe(
+          mergeMap((candle) => {
+            n += 1;
+            return from(mine.filter((s) => s.at === n).flatMap((s) => intentsFor(ctx, asset, candle.close, s.action)));
+          }),
+        );
+      });
+      return merge(...streams);
     },
   });
 }
 
-function optionsOf(c: Case, file: string): BacktestOptions {
+function optionsOf(c: Case, files: readonly string[]): BacktestOptions {
   const { daily, total, trailing } = c.limits;
+  const assets = c.markets.map((m) => m.asset);
   return {
-    markets: [{ asset: 'BTC', file, preset: c.preset }],
-    strategies: [{ strategy: scripted(c), params: {}, assets: ['BTC'], source: 'test' }],
+    markets: c.markets.map((m, i) => ({ asset: m.asset, file: files[i]!, preset: c.preset })),
+    strategies: [{ strategy: scripted(c), params: {}, assets, source: 'test' }],
     balance: new Dec(100_000),
     keepPrices: false,
     presets: {
@@ -187,48 +215,74 @@ function optionsOf(c: Case, file: string): BacktestOptions {
   };
 }
 
+/** Runs `c` quiet, with every step published, and on paper mode's exchange path; the three reports must be one. */
+async function threeWays(c: Case, name: string) {
+  const files = c.markets.map((m) => writeCandles(dir, `${name}-${m.asset}.csv`, candlesOf(m.moves, m.offset)));
+  const options = optionsOf(c, files);
+  const quiet = await runBacktest(options);
+  const loud = await runBacktest({ ...options, quietSteps: false });
+  const metrics = new PipelineMetrics();
+  const paper = await runBacktest({ ...options, wrapExchange: (e) => instrumentExchange(e, metrics) });
+  const { perf: quietPerf, ...quietJson } = buildReportJson(quiet.result);
+  const { perf: loudPerf, ...loudJson } = buildReportJson(loud.result);
+  const { perf: paperPerf, ...paperJson } = buildReportJson(paper.result);
+  expect(quietJson).toEqual(loudJson);
+  expect(paperJson).toEqual(loudJson);
+  expect(loudPerf.quietSteps).toBe(0);
+  expect(paperPerf.quietSteps).toBe(0);
+  // The paper run's reads went through the wrapper.
+  expect((await metrics.requests.get()).values.reduce((n, v) => n + v.value, 0)).toBeGreaterThan(c.markets[0]!.moves.length);
+  return { json: quietJson, quietSteps: quietPerf.quietSteps };
+}
+
+/** Counts what the cases reached, so that a generator that stopped reaching it fails the test. */
+class Reached {
+  cases = 0;
+  quietSteps = 0;
+  traded = 0;
+  guarded = 0;
+  moved = 0;
+  add({ json, quietSteps }: Awaited<ReturnType<typeof threeWays>>): void {
+    this.quietSteps += quietSteps;
+    if (json.trades.length > 0) this.traded += 1;
+    if (json.guardActions.length > 0) this.guarded += 1;
+    if ((json.challenge?.transitions.length ?? 0) > 0) this.moved += 1;
+  }
+}
+
+const checks = (numRuns: number, seed: number): fc.Parameters<[Case]> => ({
+  numRuns,
+  seed,
+  // Each shrink runs three backtests: stop shrinking after a while and report the smallest case so far.
+  interruptAfterTimeLimit: 45_000,
+  markInterruptAsFailure: true,
+});
+
 describe("a replay's three paths, property", () => {
   it('quiet steps, every step published and the paper path give one report, over random walks, scripts and rules', async () => {
-    let cases = 0;
-    let skipped = 0;
-    let traded = 0;
-    let guarded = 0;
-    let moved = 0;
+    const reached = new Reached();
     await fc.assert(
-      fc.asyncProperty(testCase, async (c) => {
-        const file = writeCandles(dir, `walk-${cases++}.csv`, candlesOf(c.moves));
-        const options = optionsOf(c, file);
-        const quiet = await runBacktest(options);
-        const loud = await runBacktest({ ...options, quietSteps: false });
-        const metrics = new PipelineMetrics();
-        const paper = await runBacktest({ ...options, wrapExchange: (e) => instrumentExchange(e, metrics) });
-        const { perf: quietPerf, ...quietJson } = buildReportJson(quiet.result);
-        const { perf: loudPerf, ...loudJson } = buildReportJson(loud.result);
-        const { perf: paperPerf, ...paperJson } = buildReportJson(paper.result);
-        expect(quietJson).toEqual(loudJson);
-        expect(paperJson).toEqual(loudJson);
-        expect(loudPerf.quietSteps).toBe(0);
-        expect(paperPerf.quietSteps).toBe(0);
-        // The paper run's reads went through the wrapper.
-        expect((await metrics.requests.get()).values.reduce((n, v) => n + v.value, 0)).toBeGreaterThan(c.moves.length);
-        skipped += quietPerf.quietSteps;
-        if (quietJson.trades.length > 0) traded += 1;
-        if (quietJson.guardActions.length > 0) guarded += 1;
-        if ((quietJson.challenge?.transitions.length ?? 0) > 0) moved += 1;
-      }),
-      {
-        numRuns: 60,
-        seed: 20261129,
-        // Each shrink runs three backtests: stop shrinking after a while and report the smallest case so far.
-        interruptAfterTimeLimit: 45_000,
-        markInterruptAsFailure: true,
-      },
+      fc.asyncProperty(oneMarket, async (c) => reached.add(await threeWays(c, `one-${reached.cases++}`))),
+      checks(60, 20261129),
     );
     // The walks are worth comparing: most steps went unpublished in the quiet runs, most cases traded,
     // some tripped the guard and some moved the account to another phase (a target passed, a rule failed).
-    expect(skipped).toBeGreaterThan(cases * 60);
-    expect(traded).toBeGreaterThan(cases / 2);
-    expect(guarded).toBeGreaterThan(0);
-    expect(moved).toBeGreaterThan(0);
+    expect(reached.quietSteps).toBeGreaterThan(reached.cases * 60);
+    expect(reached.traded).toBeGreaterThan(reached.cases / 2);
+    expect(reached.guarded).toBeGreaterThan(0);
+    expect(reached.moved).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('every step published and the paper path give one report for two markets traded together', async () => {
+    // Quiet steps are off with two markets (a step publishes both snapshots): the synchronous and the
+    // paper path still have to agree, step by step, on the merged replay.
+    const reached = new Reached();
+    await fc.assert(
+      fc.asyncProperty(twoMarkets, async (c) => reached.add(await threeWays(c, `two-${reached.cases++}`))),
+      checks(30, 20261130),
+    );
+    expect(reached.quietSteps).toBe(0);
+    expect(reached.traded).toBeGreaterThan(reached.cases / 2);
+    expect(reached.guarded).toBeGreaterThan(0);
   }, 120_000);
 });
