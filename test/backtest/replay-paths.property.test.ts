@@ -3,8 +3,8 @@
  * engine's synchronous reads) writes the same report as one that publishes every step, and as one
  * whose reads and writes go through the daemon's instrumented exchange (paper mode's path: a promise
  * per request, every step published). Over random 1-minute walks with gaps and crashes, random
- * scripts of entries, exits, protective and trailing stops, and random drawdown rules, kill-switch
- * settings and profit targets. The hand-picked cases in quiet-steps.test.ts each pin one way a step
+ * scripts of entries, exits, protective and trailing stops (by one strategy, or two on candles of
+ * different periods), and random drawdown rules, kill-switch settings and profit targets. The hand-picked cases in quiet-steps.test.ts each pin one way a step
  * must be published; this looks for the ones nobody thought of among the kill switch, a liquidation,
  * a stop, a breach or a passed target inside a candle, a new highest equity and a new day, and for
  * any way the synchronous path (no promise per step) parts from the live one.
@@ -57,9 +57,11 @@ type Asset = 'BTC' | 'ETH';
 interface Case {
   /** Each market's walk; a second market starts `offset` minutes after the first. */
   readonly markets: ReadonlyArray<{ readonly asset: Asset; readonly moves: readonly Move[]; readonly offset: number }>;
-  /** The `at`-th candle of `asset` (counted from its first) and what to do there. */
-  readonly script: ReadonlyArray<{ readonly asset: Asset; readonly at: number; readonly action: Action }>;
+  /** The `at`-th candle of `asset` (counted from its first) and what to do there; `by` 1 is the second strategy's. */
+  readonly script: ReadonlyArray<{ readonly asset: Asset; readonly at: number; readonly action: Action; readonly by: 0 | 1 }>;
   readonly period: '1m' | '5m';
+  /** A second strategy beside the first, on candles of its own period; null: one strategy. */
+  readonly second: { readonly period: '1m' | '5m' | '15m' } | null;
   /** The engine's market preset: `zero-cost` has no funding, whose settlement at midnight is an event of its own. */
   readonly preset: 'crypto' | 'zero-cost';
   /** Whether the strategy stops reading candles after its last scripted one: then no step need end a candle, a new day's first included. */
@@ -92,14 +94,15 @@ const walk = fc.array(move, { minLength: 60, maxLength: 240 });
 const scriptOn = (assets: readonly Asset[]) =>
   fc
     .tuple(
-      fc.record({ asset: fc.constantFrom(...assets), at: fc.integer({ min: 0, max: 5 }), action: action.filter((a) => a.kind === 'open') }),
-      fc.array(fc.record({ asset: fc.constantFrom(...assets), at: fc.integer({ min: 0, max: 47 }), action }), { maxLength: 12 }),
+      fc.record({ asset: fc.constantFrom(...assets), at: fc.integer({ min: 0, max: 5 }), action: action.filter((a) => a.kind === 'open'), by: fc.constant(0 as const) }),
+      fc.array(fc.record({ asset: fc.constantFrom(...assets), at: fc.integer({ min: 0, max: 47 }), action, by: fc.constantFrom(0 as const, 1 as const) }), { maxLength: 12 }),
     )
     .map(([first, rest]) => [first, ...rest]);
 
 /** Everything but the markets and the script. */
 const settings = {
   period: fc.constantFrom('1m' as const, '5m' as const),
+  second: fc.option(fc.record({ period: fc.constantFrom('1m' as const, '5m' as const, '15m' as const) }), { freq: 3 }),
   preset: fc.constantFrom('crypto' as const, 'zero-cost' as const),
   stopsReading: fc.boolean(),
   killShare: fraction(100, 950),
@@ -165,18 +168,22 @@ function intentsFor(ctx: StrategyContext, asset: Asset, price: Decimal, a: Actio
   ];
 }
 
-/** Follows the case's script on each market's own candles: the `at`-th candle's actions, in the script's order. */
-function scripted(c: Case) {
+const STRATEGY_NAMES = ['scripted', 'second'] as const;
+
+/** Follows strategy `by`'s part of the case's script on each market's own candles: the `at`-th candle's actions, in the script's order. */
+function scripted(c: Case, by: 0 | 1) {
   const assets = c.markets.map((m) => m.asset);
+  const period = by === 0 ? c.period : c.second!.period;
   return defineStrategy({
-    name: 'scripted',
+    name: STRATEGY_NAMES[by],
     version: '1.0.0',
     assets,
     setup(ctx) {
       const streams = assets.map((asset) => {
-        const mine = c.script.filter((s) => s.asset === asset);
+        // With one strategy, the first takes the whole script.
+        const mine = c.script.filter((s) => s.asset === asset && (c.second === null || s.by === by));
         let n = -1;
-        const candles = ctx.candles(asset, c.period);
+        const candles = ctx.candles(asset, period);
         const last = Math.max(-1, ...mine.map((s) => s.at));
         return (c.stopsReading ? candles.pipe(take(last + 1)) : candles).pipe(
           mergeMap((candle) => {
@@ -195,7 +202,7 @@ function optionsOf(c: Case, files: readonly string[]): BacktestOptions {
   const assets = c.markets.map((m) => m.asset);
   return {
     markets: c.markets.map((m, i) => ({ asset: m.asset, file: files[i]!, preset: c.preset })),
-    strategies: [{ strategy: scripted(c), params: {}, assets, source: 'test' }],
+    strategies: (c.second === null ? ([0] as const) : ([0, 1] as const)).map((by) => ({ strategy: scripted(c, by), params: {}, assets, source: 'test' })),
     balance: new Dec(100_000),
     keepPrices: false,
     presets: {
@@ -208,7 +215,7 @@ function optionsOf(c: Case, files: readonly string[]): BacktestOptions {
       },
     },
     risk: {
-      strategies: { scripted: { allowScalping: true } },
+      strategies: Object.fromEntries(STRATEGY_NAMES.map((name) => [name, { allowScalping: true }])),
       killSwitch: { share: c.killShare, onExposureBreach: c.onExposureBreach },
       drawdown: { phases: { active_evaluation: { daily, total, trailing } } },
     },
