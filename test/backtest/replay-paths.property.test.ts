@@ -60,6 +60,8 @@ interface Case {
   /** The `at`-th candle of `asset` (counted from its first) and what to do there; `by` 1 is the second strategy's. */
   readonly script: ReadonlyArray<{ readonly asset: Asset; readonly at: number; readonly action: Action; readonly by: 0 | 1 }>;
   readonly period: '1m' | '5m';
+  /** The run from this many minutes into the data, after this many warm-up candles; null: from the start. */
+  readonly window: { readonly fromMinute: number; readonly warmup: number } | null;
   /** A second strategy beside the first, on candles of its own period; null: one strategy. */
   readonly second: { readonly period: '1m' | '5m' | '15m' } | null;
   /** The engine's market preset: `zero-cost` has no funding, whose settlement at midnight is an event of its own. */
@@ -102,6 +104,7 @@ const scriptOn = (assets: readonly Asset[]) =>
 /** Everything but the markets and the script. */
 const settings = {
   period: fc.constantFrom('1m' as const, '5m' as const),
+  window: fc.option(fc.record({ fromMinute: fc.integer({ min: 1, max: 40 }), warmup: fc.integer({ min: 0, max: 20 }) }), { freq: 3 }),
   second: fc.option(fc.record({ period: fc.constantFrom('1m' as const, '5m' as const, '15m' as const) }), { freq: 3 }),
   preset: fc.constantFrom('crypto' as const, 'zero-cost' as const),
   stopsReading: fc.boolean(),
@@ -205,6 +208,7 @@ function optionsOf(c: Case, files: readonly string[]): BacktestOptions {
     strategies: (c.second === null ? ([0] as const) : ([0, 1] as const)).map((by) => ({ strategy: scripted(c, by), params: {}, assets, source: 'test' })),
     balance: new Dec(100_000),
     keepPrices: false,
+    ...(c.window !== null ? { from: START + c.window.fromMinute * 60_000, warmupCandles: c.window.warmup } : {}),
     presets: {
       phases: {
         active_evaluation: {
