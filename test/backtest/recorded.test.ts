@@ -2,10 +2,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { StoreSnapshotReader } from '../../src/feed/files/store-snapshots.js';
-import { Daemon } from '../../src/runtime/daemon.js';
-import { parseRunConfig } from '../../src/runtime/run-config.js';
 import { runBacktest } from '../../src/runtime/backtest.js';
 import { Store } from '../../src/store/store.js';
+import { runHere } from '../daemon/in-process.js';
 import { REPO, tempDir } from './helpers.js';
 
 const ORCL = path.join(REPO, 'backtest/data/pyalgotrade-orcl-2001-daily.csv');
@@ -25,12 +24,8 @@ strategies:
   - use: sma-cross
     params: { asset: ORCL, period: 1D, fast: 3, slow: 8, leverage: "1", allowShort: false }
 risk: { marketStatus: { pauseLeadMs: 0 } }
-store: { file: ${db} }
-status: { enabled: false }
-log: { level: silent }
 `;
-    const daemon = new Daemon(parseRunConfig(yaml, dir, 'session.yaml'), { handleSignals: false });
-    expect(await daemon.run()).toBe(0);
+    expect(await runHere(yaml, dir, db)).toBe(0);
 
     const store = await Store.open({ file: db });
     const recorded = await store.snapshots('ORCL');

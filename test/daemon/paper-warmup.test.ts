@@ -6,10 +6,9 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Daemon } from '../../src/runtime/daemon.js';
-import { parseRunConfig } from '../../src/runtime/run-config.js';
 import { Store } from '../../src/store/store.js';
 import { ROOT } from './helpers.js';
+import { runHere } from './in-process.js';
 import { tempDir } from '../backtest/helpers.js';
 
 const DATA = path.join(ROOT, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
@@ -31,12 +30,8 @@ paper:
 strategies:
   - use: sma-cross
     params: { asset: BTC, period: 1h, fast: 10, slow: 30 }
-store: { file: ${db} }
-status: { enabled: false }
-log: { level: silent }
 `;
-    const daemon = new Daemon(parseRunConfig(yaml, dir, 'warm.yaml'), { handleSignals: false });
-    expect(await daemon.run()).toBe(0);
+    expect(await runHere(yaml, dir, db)).toBe(0);
     const store = await Store.open({ file: db });
     const accounts = await store.query<{ account_id: string }>('SELECT DISTINCT account_id FROM equity_samples');
     const orders = await store.query<{ n: number }>('SELECT COUNT(*) AS n FROM orders');
