@@ -34,6 +34,12 @@ interface Walk {
   readonly maxEquityEvery: number;
   /** What each new UTC day takes off the day-start equity (default 300). */
   readonly dayStartStep?: number;
+  /**
+   * From the step at each index on, the market's spread limit and price-impact cap are these (a new
+   * settings object, as the venue hands one out when it changes a market): what closing the book may
+   * cost changes with no change of price.
+   */
+  readonly capsFrom?: ReadonlyArray<readonly [number, { readonly spreadLimit: string; readonly maxImpact: string }]>;
 }
 
 const stopSpec: fc.Arbitrary<StopSpec> = fc.oneof(
@@ -65,11 +71,15 @@ const walk: fc.Arbitrary<Walk> = fc
     noise: fc.array(fc.integer({ min: -60, max: 60 }), { minLength: 60, maxLength: 400 }),
     jumps: fc.array(fc.tuple(fc.nat(399), fc.integer({ min: -1500, max: 1500 })), { maxLength: 3 }),
     maxEquityEvery: fc.integer({ min: 5, max: 80 }),
+    capsFrom: fc.array(
+      fc.tuple(fc.nat(399), fc.record({ spreadLimit: fc.constantFrom('0.001', '0.01', '0.05'), maxImpact: fc.constantFrom('0.001', '0.01', '0.05') })),
+      { maxLength: 2 },
+    ),
   })
-  .map(({ drift, noise, jumps, maxEquityEvery }) => {
+  .map(({ drift, noise, jumps, maxEquityEvery, capsFrom }) => {
     const moves = noise.map((n) => n + drift);
     for (const [at, bp] of jumps) if (at < moves.length) moves[at] = bp;
-    return { moves, maxEquityEvery };
+    return { moves, maxEquityEvery, capsFrom };
   });
 
 const rules = fc.record({
@@ -143,10 +153,11 @@ function replay(
     f(traces.full.guard);
   };
   const { positions, orders } = positionsOf(b);
+  let caps = b.caps;
   const m = (price: number | Decimal) =>
     market({
       state: { indexPrice: typeof price === 'number' ? D(price.toFixed(2)) : price, vpiSpread: D(b.vpiSpread), vpiCoefficientLong: D(b.coefficient), vpiCoefficientShort: D(b.coefficient) },
-      settings: { fee: D(b.fee), ...(b.caps ? { spreadLimit: D(b.caps.spreadLimit), maxPriceImpact: D(b.caps.maxImpact) } : {}) },
+      settings: { fee: D(b.fee), ...(caps ? { spreadLimit: D(caps.spreadLimit), maxPriceImpact: D(caps.maxImpact) } : {}) },
     });
   let price = 50_000;
   let maxEquity = D(100_000);
@@ -169,6 +180,7 @@ function replay(
     // Six-hour steps now and then carry the walk over a UTC day: a new day start, a halt that ends.
     clock.set(clock.now() + (i % 97 === 96 ? 6 * 3_600_000 : 60_000));
     price = Math.max(1_000, price * (1 + bp / 10_000));
+    for (const [at, next] of w.capsFrom ?? []) if (at === i) caps = next;
     if (i % w.maxEquityEvery === w.maxEquityEvery - 1) maxEquity = maxEquity.plus(250);
     if (i % 97 === 96) dayStart = dayStart.minus(w.dayStartStep ?? 300);
     both((g) => {
@@ -267,6 +279,36 @@ describe('the guard on quiet prices', () => {
       expect(quiet.events).toEqual(full.events);
       expect(quiet.guard.evaluations).toBeLessThan(full.guard.evaluations / 2);
     }
+  });
+
+  it("trips on exposure when the market's cost caps rise at an unchanged price", () => {
+    // A hedged book's worst case is mostly what closing it would cost: the venue raising the spread
+    // limit and the price-impact cap (a new settings object) moves it past the exposure line with the
+    // price where it was. A band worked out under the old caps must not pass that update.
+    const b: Book = {
+      positions: [
+        { direction: 'long', sizeMilli: 2_000, entry: 50_000, leverage: 5, stop: { kind: 'none' } },
+        { direction: 'short', sizeMilli: 2_000, entry: 50_000, leverage: 5, stop: { kind: 'none' } },
+      ],
+      fee: '0',
+      // The venue quotes a 3% spread; a spread limit of 0.1% caps what closing pays, until it is raised.
+      vpiSpread: '0.03',
+      coefficient: '0',
+      caps: { spreadLimit: '0.001', maxImpact: '0.001' },
+    };
+    const w: Walk = {
+      moves: Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? 1 : -1)),
+      maxEquityEvery: 10_000,
+      dayStartStep: 0,
+      capsFrom: [[30, { spreadLimit: '0.05', maxImpact: '0.05' }]],
+    };
+    const { quiet, full } = replay(b, w, { share: '0.25', onExposureBreach: true, consistency: false, adverse: '0.01' });
+    expect(quiet.events).toEqual(full.events);
+    // At the update that raised the caps (the 31st step, a minute each), and not before.
+    expect(full.events.filter((e) => e.startsWith(`action ${T0 + 31 * 60_000} kill_switch_exposure `))).toHaveLength(1);
+    expect(full.events.filter((e) => e.startsWith('action '))).toHaveLength(1);
+    // The quiet guard passed the earlier updates on its band.
+    expect(quiet.guard.bandPasses).toBeGreaterThan(20);
   });
 
   it('skips the full evaluation on most prices of a walk clear of the floors', () => {
