@@ -69,6 +69,20 @@ describe('triggers (ENGINE-MODEL table)', () => {
       [l.value.id, 'executed', '49000'],
     ]);
   });
+  it('an order added to a market whose other orders have been watched since a step fires at its own trigger', async () => {
+    // The market keeps the price band in which none of its orders fires, worked out at a step and
+    // kept while its order list stands. An order is added to that list in place: the band must widen
+    // to its trigger before the next step, not wait for the list to be replaced.
+    const w = world({ market: { overrides: FLAT } });
+    const s = await w.order({ type: 'limit', direction: 'short', amount: D(100), leverage: D(2), triggerPrice: D(51000) });
+    w.price('50500');
+    const l = await w.order({ type: 'limit', direction: 'long', amount: D(100), leverage: D(2), triggerPrice: D(49000) });
+    w.price('49000');
+    expect((await w.ex.listActiveOrders(w.accountId)).map((o) => o.id)).toEqual([s.value.id]);
+    const hist = await w.ex.listOrderHistory(w.accountId, 'BTC');
+    expect(hist.data.find((o) => o.id === l.value.id)).toMatchObject({ status: 'executed' });
+  });
+
   it('stop_market long fires at or above; a triggered increase fills at the index price with spread', async () => {
     const w = world({ market: { overrides: { vpiSpread: '0.001', maxPriceImpact: '0' } } });
     await w.order({ type: 'stop_market', direction: 'long', amount: D(100), leverage: D(2), triggerPrice: D(51000) });
