@@ -231,6 +231,11 @@ describe('liquidation', () => {
     expect(hist.find((o) => o.type === 'take')!.status).toBe('canceled_by_position');
     const rs = await w.ex.getRiskStatus(w.accountId);
     expect(rs.currentBalance.toString()).toBe(D(10000).minus(p!.fee).minus(p!.margin).toString());
+    // Liquidated once: a later price further below leaves the closed position and the books alone.
+    w.price(liq.minus(500).toDecimalPlaces(0).toString(), MIN);
+    expect((await w.ex.getPositionHistory(p!.idx)).map((e) => e.eventName)).toEqual(['liquidate', 'increasePosition']);
+    expect((await w.ex.listOrderHistory(w.accountId, 'BTC')).data.filter((o) => o.type === 'liquidation')).toHaveLength(1);
+    expect((await w.ex.getRiskStatus(w.accountId)).currentBalance.toString()).toBe(rs.currentBalance.toString());
   });
 });
 
