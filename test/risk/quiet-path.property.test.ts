@@ -332,9 +332,10 @@ describe('a replay step the guard is not shown (quietAt, quietPrice)', () => {
     expect(guard.quietAt('ETH', 51_000n * 10n ** 9n)).toBe(false);
   });
 
-  it('leaves the market figures a snapshot at that price and time would', () => {
-    const told = new RiskGuard({ clock: new VirtualClock(T0 + 20_000) });
-    const shown = new RiskGuard({ clock: new VirtualClock(T0 + 20_000) });
+  it('leaves the market figures a snapshot at that price and time would, one quiet step after another', () => {
+    const clock = new VirtualClock(T0 + 20_000);
+    const told = new RiskGuard({ clock });
+    const shown = new RiskGuard({ clock });
     told.observeMarket(marketSnap(market()));
     expect(told.quietPrice('BTC', 51_234_500_000_000n)).toBe(true);
     shown.observeMarket(marketSnap(market()));
@@ -346,5 +347,11 @@ describe('a replay step the guard is not shown (quietAt, quietPrice)', () => {
     expect(figures(told)).toEqual(figures(shown));
     expect(figures(told).price).toBe(51_234_500_000_000n);
     expect(figures(told).takenAt).toBe(T0 + 20_000);
+    // The second quiet price reuses the entry of the snapshot the first left behind: all of it moves.
+    clock.set(T0 + 40_000);
+    expect(told.quietPrice('BTC', 51_300_000_000_000n)).toBe(true);
+    shown.observeMarket(marketSnap(market({ state: { indexPrice: D('51300') } }), T0 + 40_000));
+    expect(figures(told)).toEqual(figures(shown));
+    expect(figures(told).takenAt).toBe(T0 + 40_000);
   });
 });
