@@ -4,10 +4,11 @@
  * whose reads and writes go through the daemon's instrumented exchange (paper mode's path: a promise
  * per request, every step published). Over random 1-minute walks with gaps and crashes, random
  * scripts of entries, exits, protective and trailing stops (by one strategy, or two on candles of
- * different periods), and random drawdown rules, kill-switch settings and profit targets. The hand-picked cases in quiet-steps.test.ts each pin one way a step
- * must be published; this looks for the ones nobody thought of among the kill switch, a liquidation,
- * a stop, a breach or a passed target inside a candle, a new highest equity and a new day, and for
- * any way the synchronous path (no promise per step) parts from the live one.
+ * different periods), and random drawdown rules, kill-switch settings and profit targets. The
+ * hand-picked cases in quiet-steps.test.ts each pin one way a step must be published; this looks for
+ * the ones nobody thought of among the kill switch, a liquidation, a stop, a breach or a passed
+ * target inside a candle, a new highest equity and a new day, and for any way the synchronous path
+ * (no promise per step) parts from the live one.
  */
 import { rmSync } from 'node:fs';
 import fc from 'fast-check';
@@ -226,24 +227,29 @@ function optionsOf(c: Case, files: readonly string[]): BacktestOptions {
   };
 }
 
+let written = 0;
+
 /** Runs `c` quiet, with every step published, and on paper mode's exchange path; the three reports must be one. */
-async function threeWays(c: Case, name: string) {
+async function threeWays(c: Case) {
+  const name = `walk-${written++}`;
   const files = c.markets.map((m) => writeCandles(dir, `${name}-${m.asset}.csv`, candlesOf(m.moves, m.offset)));
   const options = optionsOf(c, files);
-  const quiet = await runBacktest(options);
-  const loud = await runBacktest({ ...options, quietSteps: false });
+  /** The run's report.json but its `perf`, and that `perf`'s count of unpublished steps. */
+  const report = async (o: BacktestOptions) => {
+    const { perf, ...json } = buildReportJson((await runBacktest(o)).result);
+    return { json, quietSteps: perf.quietSteps };
+  };
   const metrics = new PipelineMetrics();
-  const paper = await runBacktest({ ...options, wrapExchange: (e) => instrumentExchange(e, metrics) });
-  const { perf: quietPerf, ...quietJson } = buildReportJson(quiet.result);
-  const { perf: loudPerf, ...loudJson } = buildReportJson(loud.result);
-  const { perf: paperPerf, ...paperJson } = buildReportJson(paper.result);
-  expect(quietJson).toEqual(loudJson);
-  expect(paperJson).toEqual(loudJson);
-  expect(loudPerf.quietSteps).toBe(0);
-  expect(paperPerf.quietSteps).toBe(0);
+  const quiet = await report(options);
+  const loud = await report({ ...options, quietSteps: false });
+  const paper = await report({ ...options, wrapExchange: (e) => instrumentExchange(e, metrics) });
+  expect(quiet.json).toEqual(loud.json);
+  expect(paper.json).toEqual(loud.json);
+  expect(loud.quietSteps).toBe(0);
+  expect(paper.quietSteps).toBe(0);
   // The paper run's reads went through the wrapper.
   expect((await metrics.requests.get()).values.reduce((n, v) => n + v.value, 0)).toBeGreaterThan(c.markets[0]!.moves.length);
-  return { json: quietJson, quietSteps: quietPerf.quietSteps };
+  return quiet;
 }
 
 /** Counts what the cases reached, so that a generator that stopped reaching it fails the test. */
@@ -254,6 +260,7 @@ class Reached {
   guarded = 0;
   moved = 0;
   add({ json, quietSteps }: Awaited<ReturnType<typeof threeWays>>): void {
+    this.cases += 1;
     this.quietSteps += quietSteps;
     if (json.trades.length > 0) this.traded += 1;
     if (json.guardActions.length > 0) this.guarded += 1;
@@ -273,7 +280,7 @@ describe("a replay's three paths, property", () => {
   it('quiet steps, every step published and the paper path give one report, over random walks, scripts and rules', async () => {
     const reached = new Reached();
     await fc.assert(
-      fc.asyncProperty(oneMarket, async (c) => reached.add(await threeWays(c, `one-${reached.cases++}`))),
+      fc.asyncProperty(oneMarket, async (c) => reached.add(await threeWays(c))),
       checks(60, 20261129),
     );
     // The walks are worth comparing: most steps went unpublished in the quiet runs, most cases traded,
@@ -289,7 +296,7 @@ describe("a replay's three paths, property", () => {
     // paper path still have to agree, step by step, on the merged replay.
     const reached = new Reached();
     await fc.assert(
-      fc.asyncProperty(twoMarkets, async (c) => reached.add(await threeWays(c, `two-${reached.cases++}`))),
+      fc.asyncProperty(twoMarkets, async (c) => reached.add(await threeWays(c))),
       checks(30, 20261130),
     );
     expect(reached.quietSteps).toBe(0);

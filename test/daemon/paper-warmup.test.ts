@@ -3,17 +3,15 @@
  * store from the first step after the warm-up, though no position, order or new day would publish the
  * account there (the warm-up's own steps are history and not recorded).
  */
-import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
-import { ROOT } from './helpers.js';
+import { ROOT, tempDir } from './helpers.js';
 import { runHere } from './in-process.js';
-import { tempDir } from '../backtest/helpers.js';
 
 const DATA = path.join(ROOT, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
-const dir = tempDir('pb-paper-warmup-');
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { dir, cleanup } = tempDir('pb-paper-warmup-');
+afterAll(cleanup);
 
 describe('a paper run after its warm-up', () => {
   it('records the account from its first step, where nothing else would publish it', async () => {

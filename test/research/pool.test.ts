@@ -3,8 +3,7 @@
  * of their own and their own answer, and a whole backtest comes back from a thread as text that
  * decodes to the very result (`result-codec`) a run in this process gives.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
@@ -15,7 +14,7 @@ import { backtestJobOptions, type BacktestJob } from '../../src/runtime/backtest
 import { runBacktest } from '../../src/runtime/backtest.js';
 import { SweepPool } from '../../src/runtime/sweep-pool.js';
 import type { SweepJob } from '../../src/runtime/sweep.js';
-import { REPO } from '../backtest/helpers.js';
+import { REPO, tempDir } from '../backtest/helpers.js';
 import { smaJob } from './cli.js';
 
 const FROM = Date.UTC(2018, 2, 1);
@@ -38,7 +37,7 @@ describe('the sweep thread pool', () => {
   }, 120_000);
 
   it("runs each job on a worker whose young generation is held as a backtest's own", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'pb-pool-'));
+    const dir = tempDir('pb-pool-');
     try {
       const out = path.join(dir, 'thread.json');
       const [row] = await pool.run([smaJob(FROM, TO, { strategy: path.join(REPO, 'test/fixtures/thread-probe.mjs'), baseParams: {}, params: { out } })]);
