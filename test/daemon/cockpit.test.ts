@@ -4,7 +4,7 @@
  * The cockpit end to end: `propbot run` in paper mode as a child process, its dashboard in Debian's
  * headless Chromium (driven by playwright-core, which downloads no browser), and a real HTTP receiver
  * on 127.0.0.1 taking the webhook and the Telegram-shaped notifications. The page loads and draws,
- * a fill made during the test appears without a reload, a flatten and a pause clicked on the page take
+ * a fill made during the test appears without a reload, a pause and a flatten clicked on the page take
  * effect and are recorded in the store and the log, and the receiver gets the fills and the guard's
  * state changes. Screenshots go to `test-artifacts/` (gitignored).
  */
@@ -37,12 +37,12 @@ paper:
     - asset: BTC
       file: ${DATA}
   from: 2019-05-01
-  speed: 36000          # ten hours of market time per second: a crossover every few seconds
+  speed: 36000          # ten hours of market time per second: a crossover every second or so
   balance: 100000
   phase: active_evaluation
 strategies:
   - use: sma-cross
-    params: { asset: BTC, period: 1h, fast: 3, slow: 8, amount: "5000", leverage: "2", stopPercent: "0.03" }
+    params: { asset: BTC, period: 1h, fast: 3, slow: 8, amount: "5000", leverage: "2", stopPercent: "0.08" }
 risk:
   scalping: { enabled: false }
 store: { file: ${store} }
@@ -108,17 +108,22 @@ describe.skipIf(!existsSync(CHROMIUM))(`the cockpit of a paper run in headless C
     await page.fill('#token', TOKEN);
     await page.waitForSelector('button[data-control="flatten"]:not([disabled])');
 
+    // Pause from the page: the strategy's next intent is denied as paused. A paused strategy closes
+    // nothing either, and its stop is 8% away (May and June 2019's hourly moves stay inside it), so
+    // the position it holds stays open until the flatten: the kill switch has a position to close
+    // whatever the paced clock did meanwhile (a stop or the strategy's own close just before the
+    // click would leave it none, and the fill below would never come).
+    await page.click('tr[data-strategy="sma-cross"] button[data-control="pause"]');
+    await page.waitForSelector('tr[data-strategy="sma-cross"][data-state="paused"]', { timeout: 30_000 });
+    await page.waitForFunction(() => [...document.querySelectorAll('tr[data-verdict="denied"]')].some((r) => r.textContent!.includes('strategy_paused')), undefined, { timeout: 60_000 });
+    await page.waitForSelector('tr[data-position]', { timeout: 30_000 });
+
     // Flatten from the page: HALTED, no position left, the closing fill's origin is the kill switch.
     page.once('dialog', (d) => void d.accept());
     await page.click('button[data-control="flatten"]');
     await page.waitForSelector(`section[data-account="${account}"][data-guard-state="HALTED"]`, { timeout: 30_000 });
     await page.waitForFunction(() => document.querySelectorAll('tr[data-position]').length === 0, undefined, { timeout: 30_000 });
     await page.waitForSelector('tr[data-fill][data-origin="kill_switch"]', { timeout: 30_000 });
-
-    // Pause from the page: the strategy's next intent is denied as paused.
-    await page.click('tr[data-strategy="sma-cross"] button[data-control="pause"]');
-    await page.waitForSelector('tr[data-strategy="sma-cross"][data-state="paused"]', { timeout: 30_000 });
-    await page.waitForFunction(() => [...document.querySelectorAll('tr[data-verdict="denied"]')].some((r) => r.textContent!.includes('strategy_paused')), undefined, { timeout: 60_000 });
     await page.screenshot({ path: path.join(ARTIFACTS, 'cockpit-after-controls.png'), fullPage: true });
     expect(await page.evaluate(() => document.body.dataset['error'] ?? null)).toBeNull();
     expect(pageErrors).toEqual([]);
@@ -126,7 +131,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`the cockpit of a paper run in headless C
     expect(requested.filter((u) => !u.startsWith(`${url}/`))).toEqual([]);
     await browser.close();
     browser = undefined;
-    // Still flat and halted: an entry the strategy had queued before the flatten was dropped, not sent after it.
+    // Still flat and halted: nothing was sent after the flatten.
     const after = (await (await fetch(`${url}/status`)).json()) as { accounts: Array<{ guard: { state: string }; positions: unknown[] }> };
     expect(after.accounts[0]!.guard.state).toBe('HALTED');
     expect(after.accounts[0]!.positions).toEqual([]);
@@ -137,11 +142,11 @@ describe.skipIf(!existsSync(CHROMIUM))(`the cockpit of a paper run in headless C
     // Recorded: who did what, when, and the flatten's intent, judged and executed like any intent.
     const actions = await query<{ action: string; target: string; actor: string; origin: string; intent_id: string | null; outcome: string; wall_at: number }>(store, 'SELECT * FROM control_actions ORDER BY id');
     expect(actions.map((a) => [a.action, a.target, a.actor, a.origin, a.outcome])).toEqual([
-      ['flatten', account, 'e2e-trader', '127.0.0.1', 'submitted'],
       ['pause', 'sma-cross', 'e2e-trader', '127.0.0.1', 'applied'],
+      ['flatten', account, 'e2e-trader', '127.0.0.1', 'submitted'],
     ]);
     expect(actions.every((a) => a.wall_at > Date.now() - 600_000)).toBe(true);
-    const flattenId = actions[0]!.intent_id!;
+    const flattenId = actions[1]!.intent_id!;
     expect(await query(store, `SELECT verdict FROM decisions WHERE intent_id = '${flattenId}'`)).toEqual([{ verdict: 'approved' }]);
     expect(await query(store, `SELECT strategy, kind, status FROM intents WHERE id = '${flattenId}'`)).toEqual([{ strategy: 'risk-guard', kind: 'close_all', status: 'done' }]);
     expect(await query(store, `SELECT to_state FROM guard_states WHERE account_id = '${account}'`)).toContainEqual({ to_state: 'HALTED' });
@@ -150,8 +155,8 @@ describe.skipIf(!existsSync(CHROMIUM))(`the cockpit of a paper run in headless C
     expect(await query(store, `SELECT position_id FROM position_events WHERE position_id = '${positionId}' AND version = ${version}`)).toHaveLength(1);
     const logged = daemon.lines().filter((l) => l['event'] === 'control');
     expect(logged.map((l) => [l['action'], l['actor']])).toEqual([
-      ['flatten', 'e2e-trader'],
       ['pause', 'e2e-trader'],
+      ['flatten', 'e2e-trader'],
     ]);
 
     // The receiver got the fills, the guard's state change, the kill switch, a daily summary, start and stop.
