@@ -33,6 +33,8 @@ describe('EquityMinutes', () => {
   it('keeps one run for minutes that closed at the same equity in the same phase', () => {
     const kept = new EquityMinutes();
     kept.pushRepeated(100n, 0, 15);
+    // No minute: no run, and the next minutes at 100 still join the first one.
+    kept.pushRepeated(999n, 0, 0);
     kept.pushRepeated(100n, 0, 45);
     kept.pushRepeated(100n, 1, 1);
     kept.pushRepeated(101n, 1, 1);
