@@ -2,7 +2,7 @@
  * The rows cache (src/feed/files/row-cache.ts): a replay's second read of a file gives what its first
  * gave, from numbers kept on disk, and nothing stale, partial or foreign is ever read back.
  */
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backtestOptions, buildScenario } from '../../src/cli/backtest-run.js';
@@ -202,6 +202,45 @@ describe('rows cache', () => {
     expect(damaged.texts).toBe(true);
     expect(damaged.events).toEqual(first.events);
     expect((await replayRead(file)).texts).toBe(false);
+  });
+
+  it('reads on from the text where a block of an entry was changed on disk, and writes the entry again', async () => {
+    // 3,000 one-minute rows (blocks of 1,365): three minutes missing just before row 1,365, the first
+    // of the second block, so a gap is reported right where the cache hands over; a bad row in the third.
+    const ROW0 = 1_600_000_000_000;
+    let text = HEADER;
+    for (let i = 0; i < 3000; i += 1) {
+      const t = ROW0 + (i < 1365 ? i : i + 3) * 60_000;
+      text += `${t},${100 + (i % 7)},${120 + (i % 5)},${90 + (i % 3)},${100 + (i % 11)}.5,1\n`;
+      if (i === 2500) text += 'not a row\n';
+    }
+    const file = tmp.write('blocks.csv', text);
+    const first = await replayRead(file);
+    expect(first.texts).toBe(true);
+    expect(first.summary.gaps).toBe(1);
+    expect(first.summary.badRows).toBe(1);
+    const entry = path.join(cacheDir, 'rows', entries()[0]!);
+    const rowAt = (row: number, field: number): number => 32 + row * 48 + field * 8;
+    for (const [row, field] of [
+      [1365 + 20, 2], // an open price in the second block: the first block comes from the entry
+      [3, 0], // a time in the first: everything from the text
+    ] as const) {
+      const fd = openSync(entry, 'r+');
+      const byte = Buffer.alloc(1);
+      readSync(fd, byte, 0, 1, rowAt(row, field));
+      byte[0] = byte[0]! ^ 0x10;
+      writeSync(fd, byte, 0, 1, rowAt(row, field));
+      closeSync(fd);
+      const changed = await replayRead(file);
+      expect(changed.texts).toBe(true);
+      expect(changed.events).toEqual(first.events);
+      expect(changed.summary).toEqual(first.summary);
+      // The read wrote the entry again, whole.
+      const again = await replayRead(file);
+      expect(again.texts).toBe(false);
+      expect(again.events).toEqual(first.events);
+    }
+    expect(entries()).toHaveLength(1);
   });
 
   it('is off with PROPBOT_ROWS_CACHE=off, and unused in a folder others may write', async () => {

@@ -19,14 +19,18 @@
  * change times to the nanosecond (a write changes the change time, which no tool can set back), the
  * options, the format and the byte order; an entry whose key differs is not used. The folder must be
  * this user's and writable by no one else (rows read from it become prices: `ownedCacheFolder`). Entries are written
- * under a temporary name and renamed into place, so a reader sees a whole entry or none. The entries
- * take at most `PROPBOT_ROWS_CACHE_MAX_BYTES` together (1 GiB unless set; ~48 bytes a row, less than
- * the text): after each write the ones used longest ago go. `PROPBOT_ROWS_CACHE=off` turns the cache off.
+ * under a temporary name and renamed into place, so a reader sees a whole entry or none. Each block of
+ * rows carries its CRC-32, checked as it is read: a block changed on disk since (a disk fault, a hand)
+ * hands the rest of the read to the text, from that block's first row on, and the read writes the
+ * entry again. The entries take at most `PROPBOT_ROWS_CACHE_MAX_BYTES` together (1 GiB unless set;
+ * ~48 bytes a row, less than the text): after each write the ones used longest ago go.
+ * `PROPBOT_ROWS_CACHE=off` turns the cache off.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { type BigIntStats, closeSync, fstatSync, futimesSync, openSync, readdirSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { endianness } from 'node:os';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { byteSetting } from '../../core/byte-setting.js';
 import { ownedCacheFolder } from '../../core/cache-folders.js';
 import { ConfigError } from '../../core/errors.js';
@@ -34,13 +38,14 @@ import { emptySummary, type MutableSummary } from './row-checks.js';
 import type { CandleFileOptions, Diagnostic, FileLayout, ReadSummary, ReplayRow } from './types.js';
 
 /** Bumped whenever what a read yields for the same bytes could change (the readers' rules, this format). */
-const FORMAT = 1;
+const FORMAT = 2;
 const MAGIC = Buffer.from('propbot-rows 1\n\0', 'latin1');
 /** Magic, then the row count and the trailer's offset as doubles. */
 const HEADER_BYTES = 32;
 /** time, line, open, high, low, close: doubles, the prices fp9 integers below 2^53. */
 const FIELDS = 6;
 const ROW_BYTES = FIELDS * 8;
+/** Rows a block: what is written, read and checked at once (64 KB). */
 const BLOCK_ROWS = 1365;
 /** fp9 integers a double holds exactly. */
 const MAX_FP9 = Number.MAX_SAFE_INTEGER;
@@ -59,6 +64,8 @@ interface Trailer {
   readonly summary: Omit<ReadSummary, 'file' | 'badRowSamples' | 'gapSamples'>;
   /** Each diagnostic with the number of rows yielded before it, without `file`. */
   readonly diagnostics: ReadonlyArray<{ readonly at: number; readonly d: Omit<Diagnostic, 'file'> }>;
+  /** The CRC-32 of each block of rows' bytes, in order. */
+  readonly blocks: readonly number[];
 }
 
 /** Where the entry of a file read with some options lives, the key it must hold, and the folder's cap. */
@@ -151,6 +158,7 @@ export class RowCacheWriter {
   #inBuf = 0;
   #rows = 0;
   readonly #diagnostics: Array<{ at: number; d: Omit<Diagnostic, 'file'> }> = [];
+  readonly #blocks: number[] = [];
 
   private constructor(slot: RowCacheSlot, temp: string, fd: number) {
     this.#slot = slot;
@@ -222,7 +230,7 @@ export class RowCacheWriter {
     try {
       this.#flush();
       const { file: _file, badRowSamples: _b, gapSamples: _g, ...rest } = summary;
-      const trailer: Trailer = { key: this.#slot.key, rows: this.#rows, complete, summary: rest, diagnostics: this.#diagnostics };
+      const trailer: Trailer = { key: this.#slot.key, rows: this.#rows, complete, summary: rest, diagnostics: this.#diagnostics, blocks: this.#blocks };
       const at = HEADER_BYTES + this.#rows * ROW_BYTES;
       const text = Buffer.from(JSON.stringify(trailer), 'utf8');
       writeSync(this.#fd, text, 0, text.length, at);
@@ -263,6 +271,7 @@ export class RowCacheWriter {
     const bytes = Buffer.from(this.#buf.buffer, 0, this.#inBuf * ROW_BYTES);
     try {
       writeSync(this.#fd, bytes, 0, bytes.length, HEADER_BYTES + (this.#rows - this.#inBuf) * ROW_BYTES);
+      this.#blocks.push(crc32(bytes));
       this.#inBuf = 0;
     } catch {
       this.abandon();
@@ -302,6 +311,7 @@ export function cachedRows(
     if (readSync(fd, text, 0, text.length, at) !== text.length) throw new Error('not whole');
     trailer = JSON.parse(text.toString('utf8')) as Trailer;
     if (trailer.key !== slot.key || trailer.rows !== rows || trailer.summary.layout !== layout || typeof trailer.complete !== 'boolean') throw new Error('another key');
+    if (!Array.isArray(trailer.blocks) || trailer.blocks.length !== Math.ceil(rows / BLOCK_ROWS)) throw new Error('not whole');
   } catch {
     closeSync(fd);
     return undefined;
@@ -357,6 +367,7 @@ class CachedRows implements IterableIterator<ReplayRow> {
   #fd: number | null;
   readonly #rows: number;
   readonly #diagnostics: Trailer['diagnostics'];
+  readonly #checksums: Trailer['blocks'];
   readonly #file: string;
   readonly #summary: MutableSummary;
   readonly #keep: number;
@@ -379,6 +390,7 @@ class CachedRows implements IterableIterator<ReplayRow> {
     this.#complete = trailer.complete;
     this.#resume = resume;
     this.#diagnostics = trailer.diagnostics;
+    this.#checksums = trailer.blocks;
     this.#diag = 0;
     this.#file = file;
     this.#summary = summary;
@@ -389,13 +401,15 @@ class CachedRows implements IterableIterator<ReplayRow> {
   next(): IteratorResult<ReplayRow> {
     if (this.#after !== undefined) return this.#after.next();
     const done = this.#done;
+    // A block is read and checked before the diagnostics that come before its first row are reported:
+    // the text read that takes over from a changed block reports them itself.
+    if (this.#next === this.#inBlock && done < this.#rows && !this.#read()) return (this.#after = this.#textAfter(done)).next();
     if (this.#diag < this.#diagnostics.length && this.#diagnostics[this.#diag]!.at === done) this.#report(done);
     if (done === this.#rows) {
       this.#close();
       if (this.#complete) return { value: undefined, done: true };
-      return (this.#after = this.#textAfterPrefix()).next();
+      return (this.#after = this.#textAfter(done)).next();
     }
-    if (this.#next === this.#inBlock) this.#read();
     const b = this.#block;
     const i = this.#next * FIELDS;
     this.#next += 1;
@@ -418,14 +432,15 @@ class CachedRows implements IterableIterator<ReplayRow> {
   }
 
   /**
-   * The text read from the file's start, past the rows this prefix entry gave (read again, their
-   * diagnostics already reported): the replay goes on where the entry ends, and the read fills a
-   * longer entry.
+   * The text read from the file's start, past the `rows` rows this entry gave (read again, their
+   * diagnostics already reported): the replay goes on where a prefix entry ends or a changed block
+   * starts, and the read fills a new entry.
    */
-  #textAfterPrefix(): Iterator<ReplayRow> {
+  #textAfter(rows: number): Iterator<ReplayRow> {
+    this.#close();
     const text = this.#resume();
     text.quiet(true);
-    for (let i = 0; i < this.#rows; i += 1) {
+    for (let i = 0; i < rows; i += 1) {
       const r = text.rows.next();
       if (r.done === true) throw new Error(`${this.#file}: its rows cache entry holds more rows than the file (PROPBOT_ROWS_CACHE=off reads the file without it)`);
     }
@@ -452,7 +467,8 @@ class CachedRows implements IterableIterator<ReplayRow> {
     }
   }
 
-  #read(): void {
+  /** The next block into `#block`; false when its bytes are not the ones written (its checksum differs). */
+  #read(): boolean {
     const want = Math.min(BLOCK_ROWS, this.#rows - this.#done);
     const bytes = want * ROW_BYTES;
     const got = readSync(this.#fd!, this.#bytes, 0, bytes, HEADER_BYTES + this.#done * ROW_BYTES);
@@ -460,8 +476,10 @@ class CachedRows implements IterableIterator<ReplayRow> {
       this.#close();
       throw new Error(`${this.#file}: its rows cache entry ended early (PROPBOT_ROWS_CACHE=off reads the file without it)`);
     }
+    if (crc32(this.#bytes.subarray(0, bytes)) !== this.#checksums[this.#done / BLOCK_ROWS]) return false;
     this.#inBlock = want;
     this.#next = 0;
+    return true;
   }
 
   #close(): void {
