@@ -2,17 +2,15 @@
  * A backtest's progress (what the CLI's progress bar shows): one call per candle replayed, counted
  * from the first candle of the run, at that candle's open time, not one per price step.
  */
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { backtestOptions, buildScenario } from '../../src/cli/backtest-run.js';
 import { runBacktest } from '../../src/runtime/backtest.js';
-import { REPO } from './helpers.js';
+import { COINBASE_BTC_1H } from '../data.js';
 
 describe('backtest progress', () => {
   it('counts each candle of the run once, at its open time', async () => {
-    const data = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
     const from = Date.UTC(2019, 2, 1);
-    const scenario = buildScenario(undefined, { strategy: 'sma-cross', data: [`BTC=${data}`], from, to: Date.UTC(2019, 3, 1), params: { period: '1h' } });
+    const scenario = buildScenario(undefined, { strategy: 'sma-cross', data: [`BTC=${COINBASE_BTC_1H}`], from, to: Date.UTC(2019, 3, 1), params: { period: '1h' } });
     const calls: Array<{ candles: number; time: number }> = [];
     const { result } = await runBacktest({ ...backtestOptions(scenario), keepPrices: false, onProgress: (p) => calls.push({ ...p }) });
     // Hourly rows over March 2019: 31 days of 24 candles, each four steps, one progress call each.

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../fixtures/http-receiver.js';
+import { COINBASE_BTC_1H as DATA } from '../data.js';
 import { childrenTempDir, cli, query, ROOT } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -20,7 +21,6 @@ const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 const TOKEN = 'cockpit-e2e-control-token-5f2a91';
 const BOT_TOKEN = '987654:cockpit-e2e-bot-token-Zq';
 const CHAT = '-1009876';
-const DATA = path.join(ROOT, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
 
 const tmp = childrenTempDir('propbot-cockpit-');
 let browser: Browser | undefined;

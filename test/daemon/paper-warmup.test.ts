@@ -6,10 +6,10 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.js';
-import { ROOT, tempDir } from './helpers.js';
+import { COINBASE_BTC_1H as DATA } from '../data.js';
+import { tempDir } from './helpers.js';
 import { runHere } from './in-process.js';
 
-const DATA = path.join(ROOT, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
 const { dir, cleanup } = tempDir('pb-paper-warmup-');
 afterAll(cleanup);
 

@@ -220,6 +220,7 @@ describe('rows cache', () => {
     expect(first.summary.gaps).toBe(1);
     expect(first.summary.badRows).toBe(1);
     const entry = path.join(cacheDir, 'rows', entries()[0]!);
+    // The entry's layout (row-cache.ts): a 32-byte header, then each row as six doubles (time, line, open, high, low, close).
     const rowAt = (row: number, field: number): number => 32 + row * 48 + field * 8;
     for (const [row, field] of [
       [1365 + 20, 2], // an open price in the second block: the first block comes from the entry

@@ -406,9 +406,9 @@ class CachedRows implements IterableIterator<ReplayRow> {
     if (this.#next === this.#inBlock && done < this.#rows && !this.#read()) return (this.#after = this.#textAfter(done)).next();
     if (this.#diag < this.#diagnostics.length && this.#diagnostics[this.#diag]!.at === done) this.#report(done);
     if (done === this.#rows) {
+      if (!this.#complete) return (this.#after = this.#textAfter(done)).next();
       this.#close();
-      if (this.#complete) return { value: undefined, done: true };
-      return (this.#after = this.#textAfter(done)).next();
+      return { value: undefined, done: true };
     }
     const b = this.#block;
     const i = this.#next * FIELDS;
