@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MinMaxLine, StepLine, thinMinMax, thinSteps } from '../../src/report/downsample.js';
+import { Dec } from '../../src/core/decimal.js';
+import { bucketSize, downsampleCandles, MinMaxLine, StepLine, thinMinMax, thinSteps } from '../../src/report/downsample.js';
 
 // 11 samples thinned to about 8 points: buckets of ceil(11 / 4) = 3 samples, the last one of 2.
 const times = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -34,8 +35,35 @@ describe('thinned lines', () => {
     expect(thinSteps([0, 1, 2], [5, Number.NaN, 7], 8)).toEqual([[0, 5], [2, 7]]);
   });
 
-  it('leave a short series whole', () => {
+  it('leave a short series whole, and a series of exactly the points asked for', () => {
     expect(thinMinMax([0, 1], [3, 2], 8)).toEqual([[0, 3], [1, 2]]);
+    expect(bucketSize(8, 8)).toBe(1);
+    expect(bucketSize(9, 8)).toBe(3);
+    // Whole, a missing floor is still not drawn.
+    expect(thinSteps([0, 1, 2, 3], [4, null, Number.NaN, 5], 8)).toEqual([[0, 4], [3, 5]]);
+  });
+});
+
+describe('thinned candles', () => {
+  const candle = (time: number, o: number, h: number, l: number, c: number) => ({ time, open: new Dec(o), high: new Dec(h), low: new Dec(l), close: new Dec(c) });
+
+  it('merge k at a time: the first open and time, the highest high, the lowest low wherever they come, the last close', () => {
+    // 7 candles to at most 3: k = ceil(7 / 3) = 3, the last bucket of one.
+    const candles = [
+      candle(0, 10, 12, 9, 11), candle(1, 11, 15, 10, 14), candle(2, 14, 14, 7, 8),
+      candle(3, 8, 9, 5, 6), candle(4, 6, 20, 6, 19), candle(5, 19, 19, 18, 18),
+      candle(6, 18, 18, 17, 17),
+    ];
+    expect(downsampleCandles(candles, 3)).toEqual({
+      candles: [
+        [0, 10, 15, 7, 8],
+        [3, 8, 20, 5, 18],
+        [6, 18, 18, 17, 17],
+      ],
+      factor: 3,
+    });
+    expect(downsampleCandles(candles, 7).factor).toBe(1);
+    expect(downsampleCandles(candles, 7).candles[2]).toEqual([2, 14, 14, 7, 8]);
   });
 });
 
