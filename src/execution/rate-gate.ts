@@ -53,11 +53,9 @@ export class SlidingWindowGate {
     this.#prune(now);
     let wait = 0;
     for (const w of this.#windows) {
-      const from = now - w.windowMs;
-      let first = this.#times.length;
-      while (first > 0 && this.#times[first - 1]! > from) first -= 1;
-      if (this.#times.length - first >= w.limit) {
-        // Room opens when the oldest send still counted by this window leaves it.
+      // The window is full when its limit-th latest send is still inside it; room opens when that
+      // send leaves. A wait of zero or less means it has left already.
+      if (this.#times.length >= w.limit) {
         const release = this.#times[this.#times.length - w.limit]!;
         wait = Math.max(wait, release + w.windowMs - now);
       }
