@@ -193,8 +193,11 @@ export class Executor {
   readonly #orderOwners = new Map<string, Set<string>>();
   /** Orders attributed to an intent: a lost answer may not adopt them for another intent. */
   readonly #claimed = new Set<string>();
-  /** Shapes of create requests whose outcome is being settled now: a read match is ambiguous then. */
-  readonly #settling = new Map<string, number>();
+  /**
+   * Shapes of create requests begun and not yet resolved (queued, in flight, or in doubt): while a
+   * shape has two, an order read in the book may be either's, so only a key's replay can say whose.
+   */
+  readonly #unresolved = new Map<string, number>();
   readonly #updates = new Subject<IntentUpdate>();
   #queuedDroppable = 0;
   #marketIds: Promise<Map<string, string>> | undefined;
@@ -507,8 +510,9 @@ export class Executor {
         const matches = (o: Order) =>
           o.id !== orderId && !this.#claimed.has(o.id) && o.type === type && o.createdAt.getTime() >= since &&
           (o.triggerPrice.eq(trigger) || (o.requestedTriggerPrice?.eq(trigger) ?? false));
-        const hit = orders.find(matches) ?? (await this.#historyMatch(entry, since, matches));
-        return hit ? { found: true, value: hit } : { found: false };
+        // As in #move: asked again after the history's reads, and claimed as it is chosen.
+        const hit = orders.find(matches) ?? (await this.#historyAll(entry, since, matches)).find(matches);
+        return hit ? { found: true, value: this.#claim(hit) } : { found: false };
       }
       default:
         return { found: false };
@@ -620,11 +624,14 @@ export class Executor {
         const active = await this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(original.trader));
         if (active.some((o) => o.id === original.id && o.status === 'active')) return { found: false };
         const since = record.storedAt - this.#skewMs;
-        const hit = active.find((o) => !this.#claimed.has(o.id) && orderMatchesEdit(o, original, trigger, since));
-        if (hit) return { found: true, value: hit };
+        const claimable = (o: Order) => !this.#claimed.has(o.id) && orderMatchesEdit(o, original, trigger, since);
+        // Claimed as it is chosen, with no await between: another settle can not choose it too.
+        const hit = active.find(claimable);
+        if (hit) return { found: true, value: this.#claim(hit) };
         // The replacement may have fired already: look in the history (edits are left out of it).
-        const fired = await this.#historyMatch(entry, since, (o) => orderMatchesEdit(o, original, trigger, since));
-        if (fired) return { found: true, value: fired };
+        // Asked again after the reads, which another settle may have claimed from meanwhile.
+        const fired = (await this.#historyAll(entry, since, claimable)).find(claimable);
+        if (fired) return { found: true, value: this.#claim(fired) };
         throw new IntentEnd('failed', 'order_not_active', `order ${original.id} is no longer active and no replacement was found`);
       },
     });
@@ -669,17 +676,19 @@ export class Executor {
         const since = record.storedAt - this.#skewMs;
         const matches = (o: Order) => !this.#claimed.has(o.id) && orderMatchesRequest(o, request, since);
         const active = await this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(request.accountId));
-        const candidates = active.filter(matches);
-        const historic = await this.#historyAll(entry, since, matches);
-        candidates.push(...historic);
+        const read = active.filter(matches);
+        read.push(...(await this.#historyAll(entry, since, matches)));
+        // Another settle may have claimed one of these while this one read. From here to the claim
+        // below nothing awaits, so two settles can never choose the same order.
+        const candidates = read.filter(matches);
         candidates.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
         const inWindow = this.#clock.now() < record.storedAt + (REPLAY_WINDOW_MS.createOrder ?? 0);
-        const othersSettling = (this.#settling.get(shape) ?? 0) > 1;
-        // Two identical requests in doubt, or two candidates: only the key's replay can tell them apart.
-        const ambiguous = candidates.length > 1 || (candidates.length === 1 && othersSettling);
+        const othersUnresolved = (this.#unresolved.get(shape) ?? 0) > 1;
+        // Two candidates, or another identical request not resolved yet: only the key's replay can tell whose.
+        const ambiguous = candidates.length > 1 || othersUnresolved;
         const first = candidates[0];
         if (first && (!ambiguous || !inWindow)) {
-          return { found: true, value: { value: first, idempotency: { key: record.key, replayed: false, storedAt: null } } };
+          return { found: true, value: { value: this.#claim(first), idempotency: { key: record.key, replayed: false, storedAt: null } } };
         }
         return { found: false };
       },
@@ -749,7 +758,6 @@ export class Executor {
     };
     const settle = async (): Promise<SettleResult<T>> => {
       if (!spec.settle) return { found: false };
-      if (shape) this.#settling.set(shape, (this.#settling.get(shape) ?? 0) + 1);
       try {
         return await spec.settle(request);
       } catch (error) {
@@ -759,62 +767,71 @@ export class Executor {
         this.#journal.updateRequest({ ...request });
         this.#emit(entry, 'request');
         throw error;
-      } finally {
-        if (shape) this.#settling.set(shape, (this.#settling.get(shape) ?? 1) - 1);
       }
     };
-    for (;;) {
-      if (needSettle) {
-        const settled = await settle();
-        if (settled.found) {
-          finish('ok', { result: settled.value, settledBy: 'read' });
-          return settled.value;
-        }
-        needSettle = false;
-      }
-      if (request.attempts >= this.#retry.maxAttempts) {
-        finish('failed', { errorCode: request.errorCode ?? 'retries_exhausted' });
-        throw new IntentEnd('failed', 'retries_exhausted', `${spec.step}: gave up after ${request.attempts} attempts (last: ${request.errorCode ?? 'none'})`);
-      }
-      try {
-        const value = await this.#enqueue(entry, bucket, () => {
-          request.attempts += 1;
-          entry.sent = true;
-          this.#journal.updateRequest({ ...request });
-          return call();
-        });
-        const replayed = isIdempotent(value) && value.idempotency.replayed;
-        finish('ok', { result: value, settledBy: replayed ? 'replay' : 'response', errorCode: null });
-        return value;
-      } catch (error) {
-        if (error instanceof IntentEnd) {
-          finish('failed', { errorCode: error.code });
-          throw error;
-        }
-        if (error instanceof VenueRefusal) {
-          if (spec.refusalMeansDone) {
-            const r = await spec.refusalMeansDone(error, hadUnknown);
-            if (r.found) {
-              finish('ok', { result: r.value, settledBy: 'read' });
-              return r.value;
-            }
+    // Counted from here, before the request can be sent: an identical one settling meanwhile must not
+    // take this one's order, in flight or in doubt, for its own.
+    if (shape) this.#unresolved.set(shape, (this.#unresolved.get(shape) ?? 0) + 1);
+    try {
+      for (;;) {
+        if (needSettle) {
+          const settled = await settle();
+          if (settled.found) {
+            finish('ok', { result: settled.value, settledBy: 'read' });
+            return settled.value;
           }
-          finish('refused', { errorCode: error.code });
-          throw new IntentEnd('rejected', error.code, error.message);
+          needSettle = false;
         }
-        if (!(error instanceof TransientFailure)) throw error;
-        request.errorCode = error.code;
-        if (isUnknownOutcome(error)) {
-          request.outcome = 'unknown';
-          needSettle = true;
-          hadUnknown = true;
+        if (request.attempts >= this.#retry.maxAttempts) {
+          finish('failed', { errorCode: request.errorCode ?? 'retries_exhausted' });
+          throw new IntentEnd('failed', 'retries_exhausted', `${spec.step}: gave up after ${request.attempts} attempts (last: ${request.errorCode ?? 'none'})`);
         }
-        this.#journal.updateRequest({ ...request });
-        this.#emit(entry, 'request');
-        retry += 1;
-        if (request.attempts >= this.#retry.maxAttempts) continue; // settle once more, then give up
-        const delay = this.#delayAfter(error, retry, bucket);
-        if (delay > 0) await this.#sleep(delay);
+        try {
+          const value = await this.#enqueue(entry, bucket, () => {
+            request.attempts += 1;
+            entry.sent = true;
+            this.#journal.updateRequest({ ...request });
+            return call();
+          });
+          const replayed = isIdempotent(value) && value.idempotency.replayed;
+          finish('ok', { result: value, settledBy: replayed ? 'replay' : 'response', errorCode: null });
+          return value;
+        } catch (error) {
+          if (error instanceof IntentEnd) {
+            finish('failed', { errorCode: error.code });
+            throw error;
+          }
+          if (error instanceof VenueRefusal) {
+            if (spec.refusalMeansDone) {
+              const r = await spec.refusalMeansDone(error, hadUnknown);
+              if (r.found) {
+                finish('ok', { result: r.value, settledBy: 'read' });
+                return r.value;
+              }
+            }
+            finish('refused', { errorCode: error.code });
+            throw new IntentEnd('rejected', error.code, error.message);
+          }
+          if (!(error instanceof TransientFailure)) throw error;
+          request.errorCode = error.code;
+          if (isUnknownOutcome(error)) {
+            request.outcome = 'unknown';
+            needSettle = true;
+            hadUnknown = true;
+          }
+          this.#journal.updateRequest({ ...request });
+          this.#emit(entry, 'request');
+          retry += 1;
+          if (request.attempts >= this.#retry.maxAttempts) continue; // settle once more, then give up
+          const delay = this.#delayAfter(error, retry, bucket);
+          if (delay > 0) await this.#sleep(delay);
+        }
+      }
+    } finally {
+      if (shape) {
+        const left = (this.#unresolved.get(shape) ?? 1) - 1;
+        if (left > 0) this.#unresolved.set(shape, left);
+        else this.#unresolved.delete(shape);
       }
     }
   }
@@ -928,10 +945,6 @@ export class Executor {
     return found;
   }
 
-  async #historyMatch(entry: Entry, since: number, pred: (o: Order) => boolean): Promise<Order | undefined> {
-    return (await this.#historyAll(entry, since, pred))[0];
-  }
-
   /** Orders of the intent's market history created since `since` that satisfy `pred` (newest pages first). */
   async #historyAll(entry: Entry, since: number, pred: (o: Order) => boolean): Promise<Order[]> {
     const { accountId, asset } = entry.intent;
@@ -998,6 +1011,12 @@ export class Executor {
     }
     this.#journal.saveOrder({ orderId: order.id, intentId: entry.intent.id, step: tracked.step, replaces: tracked.replaces, order, seenAt: this.#clock.now() });
     this.#emit(entry, 'order');
+  }
+
+  /** An order a settle chose: no other settle may adopt it, even before it is tracked. */
+  #claim(order: Order): Order {
+    this.#claimed.add(order.id);
+    return order;
   }
 
   #addTracked(entry: Entry, tracked: MutableTracked): void {

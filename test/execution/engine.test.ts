@@ -7,7 +7,8 @@ import { Dec } from '../../src/core/decimal.js';
 import { Engine } from '../../src/engine/index.js';
 import { Executor } from '../../src/execution/executor.js';
 import { seededRandom } from '../../src/execution/retry.js';
-import type { OrderIntent } from '../../src/strategy/intents.js';
+import { openRequest } from '../../src/execution/requests.js';
+import type { OpenIntent, OrderIntent } from '../../src/strategy/intents.js';
 import { withFaults } from './faulty-exchange.js';
 import { START } from './helpers.js';
 
@@ -85,6 +86,45 @@ describe('Executor on the local engine', () => {
     const history = await ex.listOrderHistory(account.accountId, 'BTC', { limit: 100 });
     expect(history.data.filter((o) => o.type === 'market')).toHaveLength(2);
     expect(new Set([a.orders[0]?.id, b.orders[0]?.id]).size).toBe(2);
+  });
+
+  it('two identical entries in doubt, only the first acted on: the other does not take its order for its own', async () => {
+    // One order in the book and two identical requests settling: reading cannot tell whose it is. Had
+    // the second taken it, the first's key replay would answer with the same order: two intents done
+    // on one order, one entry lost.
+    const { executor, base, ex, account, faulty } = world();
+    faulty.fail('createOrder', { kind: 'timeout-after' }, { kind: 'timeout-before' });
+    const make = (): OrderIntent => ({
+      ...base(), kind: 'open', direction: 'long', entry: { type: 'limit', price: new Dec(95) },
+      sizing: { kind: 'quote', amount: new Dec(50) }, leverage: new Dec(2),
+    });
+    const [a, b] = await Promise.all([executor.submit(make()), executor.submit(make())]);
+    expect([a.status, b.status]).toEqual(['done', 'done']);
+    const active = await ex.listActiveOrders(account.accountId);
+    expect(active.filter((o) => o.type === 'limit')).toHaveLength(2);
+    expect(new Set([a.orders[0]?.id, b.orders[0]?.id])).toEqual(new Set(active.map((o) => o.id)));
+    // Each key still names the order its intent adopted.
+    const keys = faulty.callsOf('createOrder').map((c) => c.key);
+    expect(new Set(keys).size).toBe(2);
+  });
+
+  it('an identical order someone else placed just before is not taken for ours when ours is in the book too', async () => {
+    // The user's own order from the web, a second before ours, matches our request field for field;
+    // two candidates and one request in doubt: the key's replay says which is ours.
+    const { executor, base, ex, account, market, engine, faulty } = world();
+    const intent: OpenIntent = {
+      ...base(), kind: 'open', direction: 'long', entry: { type: 'limit', price: new Dec(95) },
+      sizing: { kind: 'quote', amount: new Dec(50) }, leverage: new Dec(2),
+    };
+    const theirs = (await ex.createOrder(openRequest(intent, market.id))).value;
+    engine.advanceTo(engine.now() + 1_000);
+    faulty.fail('createOrder', { kind: 'timeout-after' });
+    const state = await executor.submit({ ...intent, createdAt: engine.now() });
+    expect(state.status).toBe('done');
+    const active = (await ex.listActiveOrders(account.accountId)).filter((o) => o.type === 'limit');
+    expect(active).toHaveLength(2);
+    expect(state.orders[0]?.id).toBe(active.find((o) => o.id !== theirs.id)?.id);
+    expect(state.requests[0]).toMatchObject({ outcome: 'ok', settledBy: 'replay' });
   });
 
   it('a refusal of the engine ends the intent rejected with its code, sent once', async () => {

@@ -79,6 +79,30 @@ describe('Executor: restart on the same database', () => {
     expect((await second.store.intent(intent.id))?.status).toBe('done');
   });
 
+  it('two identical entries lost in the crash, restarted after the replay window: each adopts its own order, none sent again', async () => {
+    const w = await world();
+    const { exchange, executorOn, clock } = w;
+    const first = await executorOn();
+    const held = gate();
+    exchange.fail('createOrder', { kind: 'hold', until: held.until, after: true }, { kind: 'hold', until: held.until, after: true });
+    const a = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
+    const b = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
+    void first.executor.submit(a);
+    void first.executor.submit(b);
+    await until(() => exchange.orders.size === 2);
+    await first.store.flush();
+    // Two hours on, the keys are past their replay window: only reading can settle them, and a resend
+    // would place a new order.
+    clock.advance(2 * 60 * 60_000);
+    exchange.idempotency = false;
+    const second = await executorOn();
+    const states = await second.executor.resume();
+    expect(states.map((s) => s.status)).toEqual(['done', 'done']);
+    expect(exchange.callsOf('createOrder')).toHaveLength(2);
+    expect(exchange.orders.size).toBe(2);
+    expect(new Set(states.map((s) => s.orders[0]?.id))).toEqual(new Set(exchange.orders.keys()));
+  });
+
   it('the request never arrived: the new executor sends it again with the stored key, once', async () => {
     const { exchange, executorOn } = await world();
     const first = await executorOn();
