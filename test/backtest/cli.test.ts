@@ -1,10 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { COINBASE_BTC_1H, ORCL_1D } from '../data.js';
 import { propbot, REPO, tempDir } from './helpers.js';
 
-const ORCL = path.join(REPO, 'backtest/data/pyalgotrade-orcl-2001-daily.csv');
-const COINBASE = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
 
 describe('propbot CLI', () => {
   it('--version prints the package version and --help lists the commands', async () => {
@@ -51,7 +50,7 @@ describe('propbot backtest', () => {
 
   it('runs a strategy over a data file and writes report.json and report.html', async () => {
     const out = tempDir();
-    const r = await propbot(['backtest', '--strategy', 'sma-cross', '--data', `ORCL=${ORCL}`, '--preset', 'zero-cost',
+    const r = await propbot(['backtest', '--strategy', 'sma-cross', '--data', `ORCL=${ORCL_1D}`, '--preset', 'zero-cost',
       '--params', '{"asset":"ORCL","period":"1D","fast":5,"slow":20,"leverage":"1","allowShort":false}', '--out', out, '--json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -69,7 +68,7 @@ describe('propbot backtest', () => {
 
   it('reads the raw CryptoDataDownload file as is and prints a summary table', async () => {
     const out = tempDir();
-    const r = await propbot(['backtest', '--strategy', 'sma-cross', '--data', COINBASE, '--from', '2019-09-01', '--params', '{"period":"1h"}', '--out', out]);
+    const r = await propbot(['backtest', '--strategy', 'sma-cross', '--data', COINBASE_BTC_1H, '--from', '2019-09-01', '--params', '{"period":"1h"}', '--out', out]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^final equity\s+\d/m);
     expect(r.stdout).toMatch(/^challenge\s+active_evaluation: /m);
@@ -84,7 +83,7 @@ describe('propbot backtest', () => {
   });
 
   it('says which argument, file, key or parameter is wrong, with exit code 2', async () => {
-    const bad = await propbot(['backtest', '--strategy', 'sma-cross', '--data', ORCL, '--from', 'yesterday']);
+    const bad = await propbot(['backtest', '--strategy', 'sma-cross', '--data', ORCL_1D, '--from', 'yesterday']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--from.*yesterday/);
 
@@ -92,14 +91,14 @@ describe('propbot backtest', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('/nonexistent/btc.csv');
 
-    const param = await propbot(['backtest', '--strategy', 'sma-cross', '--data', `ORCL=${ORCL}`, '--param', 'asset=ORCL', '--param', 'fats=3']);
+    const param = await propbot(['backtest', '--strategy', 'sma-cross', '--data', `ORCL=${ORCL_1D}`, '--param', 'asset=ORCL', '--param', 'fats=3']);
     expect(param.code).toBe(2);
     expect(param.stderr).toContain('sma-cross');
     expect(param.stderr).toContain('fats');
 
     const dir = tempDir();
     const scenario = path.join(dir, 's.yaml');
-    writeFileSync(scenario, `strategy:\n  use: sma-cross\ndata:\n  - asset: ORCL\n    file: ${ORCL}\nbalanse: 5000\n`);
+    writeFileSync(scenario, `strategy:\n  use: sma-cross\ndata:\n  - asset: ORCL\n    file: ${ORCL_1D}\nbalanse: 5000\n`);
     const key = await propbot(['backtest', scenario]);
     expect(key.code).toBe(2);
     expect(key.stderr).toContain('line 6');
@@ -107,7 +106,7 @@ describe('propbot backtest', () => {
 
     // A scenario's risk block is checked as the file is read: its key and line, before any run starts.
     const risky = path.join(dir, 'risk.yaml');
-    writeFileSync(risky, `strategy:\n  use: sma-cross\ndata:\n  - asset: ORCL\n    file: ${ORCL}\nrisk:\n  tradesPerDay: { max: 3 }\n  killSwitch:\n    share: "1.5"\n`);
+    writeFileSync(risky, `strategy:\n  use: sma-cross\ndata:\n  - asset: ORCL\n    file: ${ORCL_1D}\nrisk:\n  tradesPerDay: { max: 3 }\n  killSwitch:\n    share: "1.5"\n`);
     const risk = await propbot(['backtest', risky]);
     expect(risk.code).toBe(2);
     expect(risk.stderr).toContain(`${risky}:line 9: risk.killSwitch.share: expected a fraction between 0 and 1`);
@@ -117,7 +116,7 @@ describe('propbot backtest', () => {
 describe('propbot sweep', () => {
   it('backtests every grid combination on worker threads and ranks them with the challenge verdict', async () => {
     const out = tempDir();
-    const r = await propbot(['sweep', '--strategy', 'sma-cross', '--data', `ORCL=${ORCL}`, '--preset', 'zero-cost',
+    const r = await propbot(['sweep', '--strategy', 'sma-cross', '--data', `ORCL=${ORCL_1D}`, '--preset', 'zero-cost',
       '--params', '{"asset":"ORCL","period":"1D","leverage":"1","allowShort":false}', '--grid', 'fast=3,5', '--grid', 'slow=10,20',
       '--metric', 'returnPct', '--workers', '2', '--out', out, '--json']);
     expect(r.code).toBe(0);

@@ -8,11 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { LocalSession } from '../../src/runtime/local-session.js';
 import { REPO } from './helpers.js';
+import { COINBASE_BTC_1H } from '../data.js';
 
 /** The SMA crossover over the shipped hourly file: ~20,000 candles, long enough to stop midway. */
 function hourlySession(): Promise<LocalSession> {
   return LocalSession.create({
-    markets: [{ asset: 'BTC', file: path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv') }],
+    markets: [{ asset: 'BTC', file: COINBASE_BTC_1H }],
     strategies: [{ use: path.join(REPO, 'strategies/sma-cross.ts'), params: { asset: 'BTC', period: '1h' } }],
     balance: new Dec(100_000),
     cwd: REPO,

@@ -4,7 +4,6 @@
  * with `quietSteps` as backtests have it (on) and off, and compares the whole report but `perf`.
  */
 import { rmSync } from 'node:fs';
-import path from 'node:path';
 import { EMPTY, map, merge, mergeMap, of, take } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
@@ -12,8 +11,8 @@ import { backtestOptions, buildScenario } from '../../src/cli/backtest-run.js';
 import { buildReportJson } from '../../src/report/report-json.js';
 import { runBacktest, type BacktestOptions } from '../../src/runtime/backtest.js';
 import { defineStrategy } from '../../src/strategy/define.js';
-import { sharedFile } from '../data.js';
-import { REPO, tempDir, writeCandles, type SynthCandle } from './helpers.js';
+import { COINBASE_BTC_1H, sharedFile } from '../data.js';
+import { tempDir, writeCandles, type SynthCandle } from './helpers.js';
 
 const dir = tempDir('pb-quiet-');
 const CRASH = sharedFile('binance-btcusdt-1m-2021-04-20_2021-05-20.csv', 'quiet steps through the May 2021 crash week');
@@ -138,9 +137,8 @@ describe('quiet steps', () => {
   });
 
   it('leaves every report of the four examples as it was, and skips most steps inside candles', async () => {
-    const data = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
     for (const name of ['sma-cross', 'donchian-breakout', 'mean-reversion', 'challenge-aware']) {
-      const scenario = buildScenario(undefined, { strategy: name, data: [`BTC=${data}`], from: Date.UTC(2019, 2, 1), to: Date.UTC(2019, 5, 1), params: { period: '1h' } });
+      const scenario = buildScenario(undefined, { strategy: name, data: [`BTC=${COINBASE_BTC_1H}`], from: Date.UTC(2019, 2, 1), to: Date.UTC(2019, 5, 1), params: { period: '1h' } });
       const { quietJson, loudJson, quietPerf, loudPerf } = await both(backtestOptions(scenario));
       expect(quietJson, name).toEqual(loudJson);
       expect(quietJson.trades.length, name).toBeGreaterThan(0);
@@ -152,8 +150,7 @@ describe('quiet steps', () => {
 
   it('leaves quiet the first step of a data candle that ends no candle of the strategy', async () => {
     // 4-hour candles from hourly rows: three of every four rows' first steps end nothing.
-    const data = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
-    const scenario = buildScenario(undefined, { strategy: 'sma-cross', data: [`BTC=${data}`], from: Date.UTC(2018, 0, 1), to: Date.UTC(2018, 6, 1), params: { period: '4h', fast: 5, slow: 20 } });
+    const scenario = buildScenario(undefined, { strategy: 'sma-cross', data: [`BTC=${COINBASE_BTC_1H}`], from: Date.UTC(2018, 0, 1), to: Date.UTC(2018, 6, 1), params: { period: '4h', fast: 5, slow: 20 } });
     const { quietJson, loudJson, quietPerf } = await both(backtestOptions(scenario));
     expect(quietJson).toEqual(loudJson);
     expect(quietJson.trades.length).toBeGreaterThan(0);
@@ -163,8 +160,7 @@ describe('quiet steps', () => {
   it('gives the guard each quiet price, so a risk read of the next published step meets the price it would have', async () => {
     // challenge-aware on hourly candles: the guard's market book left at the last published step
     // changed its reports here (a risk read, pushed before its step's market, meets the previous price).
-    const data = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
-    const scenario = buildScenario(undefined, { strategy: 'challenge-aware', data: [`BTC=${data}`], from: Date.UTC(2018, 0, 1), to: Date.UTC(2019, 0, 1), params: { period: '1h' } });
+    const scenario = buildScenario(undefined, { strategy: 'challenge-aware', data: [`BTC=${COINBASE_BTC_1H}`], from: Date.UTC(2018, 0, 1), to: Date.UTC(2019, 0, 1), params: { period: '1h' } });
     const { quietJson, loudJson, quietPerf } = await both(backtestOptions(scenario));
     expect(quietJson).toEqual(loudJson);
     expect(quietPerf.quietSteps).toBeGreaterThan(quietPerf.snapshots / 2);

@@ -10,8 +10,8 @@ import type { ReplayRow } from '../../src/feed/files/types.js';
 import { LocalSession } from '../../src/runtime/local-session.js';
 import { recordCandles, RecordedCandles } from '../../src/runtime/recorded-candles.js';
 import { REPO } from './helpers.js';
+import { COINBASE_BTC_1H } from '../data.js';
 
-const FILE = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
 
 /** The file's rows as a source that counts how often its iterator was closed. */
 class CountingSource extends RecordedCandles {
@@ -39,7 +39,7 @@ class CountingSource extends RecordedCandles {
 
 async function session(source: RecordedCandles): Promise<LocalSession> {
   return LocalSession.create({
-    markets: [{ asset: 'BTC', file: FILE, source }],
+    markets: [{ asset: 'BTC', file: COINBASE_BTC_1H, source }],
     strategies: [{ use: path.join(REPO, 'strategies/sma-cross.ts'), params: { asset: 'BTC', period: '1h' } }],
     balance: new Dec(100_000),
     cwd: REPO,
@@ -48,7 +48,7 @@ async function session(source: RecordedCandles): Promise<LocalSession> {
 
 describe('one market', () => {
   it('closes its source when the run stops early', async () => {
-    const recorded = (await recordCandles(FILE, undefined, undefined, undefined))!;
+    const recorded = (await recordCandles(COINBASE_BTC_1H, undefined, undefined, undefined))!;
     const rows = [...(await recorded.openReplay())];
     const source = new CountingSource(recorded, rows);
     const s = await session(source);
@@ -61,7 +61,7 @@ describe('one market', () => {
   });
 
   it('refuses a source whose rows go back in time, naming its market', async () => {
-    const recorded = (await recordCandles(FILE, undefined, undefined, undefined))!;
+    const recorded = (await recordCandles(COINBASE_BTC_1H, undefined, undefined, undefined))!;
     const rows = [...(await recorded.openReplay())].slice(0, 50);
     // the 31st row again after the 40th
     const source = new CountingSource(recorded, [...rows.slice(0, 40), rows[30]!, ...rows.slice(40)]);

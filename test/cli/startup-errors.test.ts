@@ -8,10 +8,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
 import { testConfig } from '../sandbox/helpers.js';
-import { childrenTempDir, cli, ROOT, type Cli } from '../daemon/helpers.js';
+import { childrenTempDir, cli, type Cli } from '../daemon/helpers.js';
+import { COINBASE_BTC_1H } from '../data.js';
 
 const { dir } = childrenTempDir('propbot-startup-');
-const DATA = path.join(ROOT, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
 const STRATEGY = 'strategies:\n  - use: sma-cross\n    params: { asset: BTC, period: 1h, fast: 10, slow: 30, amount: "5000", leverage: "2" }\n';
 
 /** Write a run config; returns its path and the 1-based line of the first line containing `marker`. */
@@ -21,7 +21,7 @@ function config(name: string, text: string, marker?: string): { file: string; li
   return { file, line: marker === undefined ? 0 : text.split('\n').findIndex((l) => l.includes(marker)) + 1 };
 }
 const paper = (extra: string) =>
-  `mode: paper\npaper:\n  markets:\n    - { asset: BTC, file: ${JSON.stringify(DATA)} }\n  from: 2019-05-01\n  speed: 0\n${STRATEGY}status: { enabled: false }\n${extra}`;
+  `mode: paper\npaper:\n  markets:\n    - { asset: BTC, file: ${JSON.stringify(COINBASE_BTC_1H)} }\n  from: 2019-05-01\n  speed: 0\n${STRATEGY}status: { enabled: false }\n${extra}`;
 
 /** Run the CLI to its end; the child is killed if it is still running after `boundMs` (a hang fails the test). */
 async function finish(c: Cli, boundMs = 60_000): Promise<{ code: number | null; stderr: string; stdout: string }> {
@@ -126,7 +126,7 @@ describe('a store path that can never be created', () => {
 describe('an output folder that can never be created', () => {
   it.runIf(process.platform === 'linux')('backtest --out under /proc fails in one line instead of hanging (bounded)', async () => {
     const out = '/proc/propbot-test-never/report';
-    const r = await finish(cli(['backtest', '--strategy', 'sma-cross', '--data', DATA, '--market', 'BTC', '--param', 'period=1h', '--from', '2019-05-01', '--to', '2019-05-03', '--out', out]), 60_000);
+    const r = await finish(cli(['backtest', '--strategy', 'sma-cross', '--data', COINBASE_BTC_1H, '--market', 'BTC', '--param', 'period=1h', '--from', '2019-05-01', '--to', '2019-05-03', '--out', out]), 60_000);
     expect(r.code).toBe(2);
     // The run's own log lines come first; the failure is the last line, without a stack.
     expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -136,7 +136,7 @@ describe('an output folder that can never be created', () => {
   it.runIf(process.platform === 'linux')('a cache folder under /proc leaves a backtest without its rows cache, not hanging (bounded)', async () => {
     const out = path.join(dir, 'cache-under-proc');
     const r = await finish(
-      cli(['backtest', '--strategy', 'sma-cross', '--data', DATA, '--market', 'BTC', '--param', 'period=1h', '--from', '2019-05-01', '--to', '2019-05-03', '--out', out], {
+      cli(['backtest', '--strategy', 'sma-cross', '--data', COINBASE_BTC_1H, '--market', 'BTC', '--param', 'period=1h', '--from', '2019-05-01', '--to', '2019-05-03', '--out', out], {
         PROPBOT_CACHE_DIR: '/proc/propbot-test-never/cache',
       }),
       60_000,
@@ -163,7 +163,7 @@ describe('secrets in the CLI’s last words', () => {
   });
 
   it('the key in PROPBOT_API_KEY is hidden from a backtest’s output too', async () => {
-    const r = await finish(cli(['backtest', '--strategy', leaky, '--data', DATA, '--market', 'BTC'], { PROPBOT_API_KEY: KEY }));
+    const r = await finish(cli(['backtest', '--strategy', leaky, '--data', COINBASE_BTC_1H, '--market', 'BTC'], { PROPBOT_API_KEY: KEY }));
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('refused key [redacted]');
     expect(r.stderr + r.stdout).not.toContain(KEY);

@@ -8,10 +8,10 @@ import { execFile } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, childrenTempDir, cli, ROOT } from './helpers.js';
+import { BIN, childrenTempDir, cli } from './helpers.js';
+import { COINBASE_BTC_1H } from '../data.js';
 
 const tmp = childrenTempDir('propbot-console-');
-const DATA = path.join(ROOT, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 function config(name: string, paper: string, format = 'auto'): string {
@@ -20,7 +20,7 @@ function config(name: string, paper: string, format = 'auto'): string {
     file,
     `mode: paper
 paper:
-  markets: [{ asset: BTC, file: ${DATA} }]
+  markets: [{ asset: BTC, file: ${COINBASE_BTC_1H} }]
   from: 2019-05-04
 ${paper}
 strategies:

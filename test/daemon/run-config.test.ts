@@ -12,6 +12,7 @@ import { Daemon } from '../../src/runtime/daemon.js';
 import { loadRunConfig, parseRunConfig } from '../../src/runtime/run-config.js';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { query, ROOT, tempDir } from './helpers.js';
+import { COINBASE_BTC_1H } from '../data.js';
 
 const tmp = tempDir('propbot-run-config-');
 afterAll(() => tmp.cleanup());
@@ -169,7 +170,6 @@ describe('paper mode in process', () => {
   it('trades a short window of the shipped candles, stops at the end of the data and leaves decisions, intents and equity in the store', async () => {
     const dir = path.join(tmp.dir, 'paper');
     mkdirSync(dir, { recursive: true });
-    const data = path.join(ROOT, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
     const file = path.join(dir, 'paper.yaml');
     writeFileSync(
       file,
@@ -177,7 +177,7 @@ describe('paper mode in process', () => {
 paper:
   markets:
     - asset: BTC
-      file: ${data}
+      file: ${COINBASE_BTC_1H}
   from: 2019-05-01
   to: 2019-05-15
   speed: 0
@@ -255,7 +255,7 @@ describe('config files outside the checkout', () => {
     const copy = path.join(dir, 'paper.yaml');
     writeFileSync(copy, readFileSync(path.join(ROOT, 'config/paper.yaml'), 'utf8'));
     const { config } = loadRunConfig(copy);
-    expect(config.paper!.markets[0]!.file).toBe(path.join(ROOT, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv'));
+    expect(config.paper!.markets[0]!.file).toBe(COINBASE_BTC_1H);
     expect(existsSync(config.paper!.markets[0]!.file)).toBe(true);
     writeFileSync(path.join(dir, 'mine.yaml'), PAPER.replace('data.csv', 'prices/btc.csv'));
     expect(loadRunConfig(path.join(dir, 'mine.yaml')).config.paper!.markets[0]!.file).toBe(path.join(dir, 'prices/btc.csv'));

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataFileError, readCandleFile, type BadRow, type Gap } from '../../src/feed/files/index.js';
-import { sharedFile } from '../data.js';
-import { collect, diagnostics, SHIPPED, tempDir } from './helpers.js';
+import { COINBASE_BTC_1H, sharedFile } from '../data.js';
+import { collect, diagnostics, tempDir } from './helpers.js';
 
 const BTC_1M = sharedFile('binance-btcusdt-1m-2021-04-20_2021-05-20.csv', 'the real 285-minute exchange gap');
 
@@ -77,7 +77,7 @@ describe('bad rows', () => {
 
   it('reports the relabelled hours of the Coinbase file as out of order (lines counted from the top)', async () => {
     const d = diagnostics();
-    const reader = readCandleFile(path.join(SHIPPED, 'coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv'), d);
+    const reader = readCandleFile(COINBASE_BTC_1H, d);
     await collect(reader);
     const bad = d.list.filter((x): x is BadRow => x.kind === 'bad_row');
     expect(bad.map((b) => [b.line, b.reason])).toEqual([

@@ -1,11 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { CandleRow, Diagnostic } from '../../src/feed/files/index.js';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const SHIPPED = path.resolve(repoRoot, 'backtest/data');
 
 export function tempDir(): { dir: string; write(name: string, text: string): string; cleanup(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'propbot-files-'));

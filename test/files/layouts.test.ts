@@ -1,8 +1,7 @@
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCandleFile, rowToCandle } from '../../src/feed/files/index.js';
-import { ORCL_1D } from '../data.js';
-import { collect, diagnostics, SHIPPED, tempDir } from './helpers.js';
+import { COINBASE_BTC_1H, ORCL_1D } from '../data.js';
+import { collect, diagnostics, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -47,7 +46,7 @@ describe('propbot CSV layout (timestamp_ms,open,high,low,close,volume)', () => {
   });
 
   it('reads the shipped PyAlgoTrade daily file, inferring a one-day period', async () => {
-    const reader = readCandleFile(path.join(SHIPPED, 'pyalgotrade-orcl-2001-daily.csv'));
+    const reader = readCandleFile(ORCL_1D);
     const rows = await collect(reader);
     expect(rows).toHaveLength(248);
     expect(rows[1]).toMatchObject({ time: 978480000000, close: '32.00', line: 3 });
@@ -87,7 +86,7 @@ describe('propbot CSV layout (timestamp_ms,open,high,low,close,volume)', () => {
 describe('CryptoDataDownload layout', () => {
   it('loads the shipped Coinbase file as is: banner, newest first, 09-AM dates, oldest first out', async () => {
     const d = diagnostics();
-    const reader = readCandleFile(path.join(SHIPPED, 'coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv'), d);
+    const reader = readCandleFile(COINBASE_BTC_1H, d);
     expect(await reader.layout()).toBe('cryptodatadownload');
     const rows = await collect(reader);
     // 20,111 rows in the file; 5 are relabelled copies out of time order (see the bad-rows test)

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readCandleFile } from '../../src/feed/files/index.js';
 import { writeCandles } from '../backtest/helpers.js';
 import { COINBASE_BTC_1H, shippedCandles } from '../data.js';
-import { SHIPPED, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -36,7 +36,7 @@ describe('streaming (memory does not grow with the file)', () => {
 
   it('reads a newest-first file backwards in chunks: the top of the file is read after the first row', async () => {
     const file = path.join(tmp.dir, 'cdd.csv');
-    copyFileSync(path.join(SHIPPED, 'coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv'), file);
+    copyFileSync(COINBASE_BTC_1H, file);
     const text = readFileSync(file, 'latin1');
     const newest = '2019-10-17 09-AM,BTCUSD,8051,8056.83,8021.23,8035.88,';
     const at = text.indexOf(newest);

@@ -12,6 +12,7 @@ import { backtestOptions, buildScenario } from '../../src/cli/backtest-run.js';
 import type { BacktestCliOptions } from '../../src/cli/scenario-args.js';
 import { buildReportJson } from '../../src/report/report-json.js';
 import { runBacktest } from '../../src/runtime/backtest.js';
+import { COINBASE_BTC_1H, ORCL_1D } from '../data.js';
 
 export const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 export const GOLDEN_DIR = path.join(REPO, 'test/golden/reports');
@@ -35,8 +36,8 @@ interface DataSet {
 
 const DATA: readonly DataSet[] = [
   // Shipped, Apache-2.0: Coinbase hourly (newest first, with a banner line) and Oracle daily.
-  { id: 'btc-1h', asset: 'BTC', file: path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv'), from: '2019-04-01', to: '2019-05-01', period: '1h', shared: false },
-  { id: 'orcl-1d', asset: 'ORCL', file: path.join(REPO, 'backtest/data/pyalgotrade-orcl-2001-daily.csv'), from: '2001-01-01', to: '2002-01-01', period: '1D', shared: false },
+  { id: 'btc-1h', asset: 'BTC', file: COINBASE_BTC_1H, from: '2019-04-01', to: '2019-05-01', period: '1h', shared: false },
+  { id: 'orcl-1d', asset: 'ORCL', file: ORCL_1D, from: '2001-01-01', to: '2002-01-01', period: '1D', shared: false },
   // The 19 May 2021 crash on Binance 1-minute candles: the day before, the crash day, the day after.
   { id: 'crash-1m', asset: 'BTC', file: CRASH_FILE, from: '2021-05-18T12:00:00Z', to: '2021-05-20T00:00:00Z', period: '5m', shared: true },
 ];

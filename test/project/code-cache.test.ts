@@ -10,10 +10,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { propbot, REPO, tempDir } from '../backtest/helpers.js';
+import { COINBASE_BTC_1H } from '../data.js';
 
 const DIST = path.join(REPO, 'dist');
 const BUILT_CACHE = path.join(DIST, 'propbot.code-cache');
-const DATA = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
 
 function node(script: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -31,7 +31,7 @@ async function backtestWith(cache: string, env: Record<string, string> = {}, dis
   const at = (file: string) => JSON.stringify(pathToFileURL(path.join(dist, file)).href);
   const script = `
     const { runCli } = await import(${at('cli/main.js')});
-    const code = await runCli(['backtest', '--strategy', 'sma-cross', '--data', ${JSON.stringify(`BTC=${DATA}`)}, '--param', 'period=1h',
+    const code = await runCli(['backtest', '--strategy', 'sma-cross', '--data', ${JSON.stringify(`BTC=${COINBASE_BTC_1H}`)}, '--param', 'period=1h',
       '--from', '2019-01-01', '--to', '2019-03-01', '--out', ${JSON.stringify(out)}, '--json']);
     const { codeCacheStatus } = await import(${at('core/bundle-loader.js')});
     process.stderr.write(JSON.stringify(codeCacheStatus()) + '\\n');

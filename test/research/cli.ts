@@ -8,9 +8,10 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import type { SweepJob } from '../../src/runtime/sweep.js';
 import { REPO } from '../backtest/helpers.js';
+import { COINBASE_BTC_1H } from '../data.js';
 
 export const BIN = path.join(REPO, 'bin/propbot.js');
-export const BTC = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
+export const BTC = COINBASE_BTC_1H;
 
 export interface RunOptions {
   readonly cwd?: string;

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { runBacktest } from '../../src/runtime/backtest.js';
 import { REPO } from '../backtest/helpers.js';
+import { COINBASE_BTC_1H } from '../data.js';
 
-const BTC = path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv');
 const PROBE = path.join(REPO, 'test/fixtures/warmup-probe.mjs');
 const HOUR = 3_600_000;
 const T = Date.UTC(2018, 2, 10);
@@ -12,7 +12,7 @@ const N = 10;
 
 function probe(options: { from: number; to: number; window?: { from: number; to?: number }; reportFrom?: number }) {
   return runBacktest({
-    markets: [{ asset: 'BTC', file: BTC }],
+    markets: [{ asset: 'BTC', file: COINBASE_BTC_1H }],
     strategies: [{ use: PROBE, params: { candles: N }, ...(options.window ? { window: options.window } : {}) }],
     balance: new Dec(100_000),
     keepPrices: false,
