@@ -228,7 +228,7 @@ export class Executor {
     this.#droppable = new Set(droppable);
     this.#skewMs = nonNegative(options.clockSkewMs ?? 5_000, 'executor.clockSkewMs');
     this.#untouchable = options.untouchable;
-    this.#historyPages = options.historyPages ?? 3;
+    this.#historyPages = positiveInt(options.historyPages ?? 3, 'executor.historyPages');
     const limits = { ...DEFAULT_RATE_LIMITS, ...options.limits };
     const concurrency = { read: 4, write: 2, ...options.concurrency };
     this.#gates = {

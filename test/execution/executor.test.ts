@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CreateOrderRequest } from '../../src/api/types.js';
 import { Dec } from '../../src/core/decimal.js';
+import { ConfigError } from '../../src/core/errors.js';
+import type { ExecutorOptions } from '../../src/execution/executor.js';
 import { idempotencyKey } from '../../src/execution/idempotency.js';
 import type { IntentUpdate } from '../../src/execution/types.js';
 import { gate } from './fake-exchange.js';
@@ -403,5 +405,47 @@ describe('Executor: tracking', () => {
     expect(state).toMatchObject({ status: 'rejected', code: 'market_not_found' });
     expect(exchange.callsOf('listMarkets')).toHaveLength(2);
     expect(exchange.callsOf('createOrder')).toHaveLength(1);
+  });
+});
+
+describe('Executor: settings and submissions', () => {
+  it('refuses each setting that would silently disable a guarantee, naming it', () => {
+    const bad: [Partial<ExecutorOptions>, string][] = [
+      [{ maxQueueWaitMs: -1 }, 'executor.maxQueueWaitMs: expected a number of ms >= 0, got -1'],
+      [{ clockSkewMs: Number.NaN }, 'executor.clockSkewMs: expected a number of ms >= 0, got NaN'],
+      [{ maxQueuedEntries: 0 }, 'executor.maxQueuedEntries: expected a number >= 1, got 0'],
+      [{ maxQueuedEntries: Number.NaN }, 'executor.maxQueuedEntries: expected a number >= 1, got NaN'],
+      [{ droppableKinds: ['open', 'protect'] }, 'executor.droppableKinds[1]: "protect" is protective and can never be dropped'],
+      [{ droppableKinds: ['cancel'] }, 'executor.droppableKinds[0]: "cancel" is protective and can never be dropped'],
+      [{ droppableKinds: ['close_all'] }, 'executor.droppableKinds[0]: "close_all" is protective and can never be dropped'],
+      [{ concurrency: { write: 0 } }, 'executor.concurrency.write: expected an integer >= 1, got 0'],
+      [{ concurrency: { read: 1.5 } }, 'executor.concurrency.read: expected an integer >= 1, got 1.5'],
+      // No history read: an order that executed at once could not be found after a lost answer.
+      [{ historyPages: 0 }, 'executor.historyPages: expected an integer >= 1, got 0'],
+    ];
+    for (const [options, message] of bad) {
+      expect(() => setup(options), message).toThrow(ConfigError);
+      expect(() => setup(options), message).toThrow(message);
+    }
+    // The bounds themselves are fine: no wait, no skew, one queued entry, one page, closes droppable.
+    expect(() => setup({ maxQueueWaitMs: 0, clockSkewMs: 0, maxQueuedEntries: 1, historyPages: 1, droppableKinds: ['open', 'close'] })).not.toThrow();
+  });
+
+  it('runs an intent submitted twice once: one order, the same final state for both', async () => {
+    const { exchange, executor } = setup();
+    const intent = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
+    const [a, b] = await Promise.all([executor.submit(intent), executor.submit(intent)]);
+    const c = await executor.submit(intent);
+    expect(a.status).toBe('done');
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+    expect(exchange.orders.size).toBe(1);
+  });
+
+  it('refuses a submission once closed', async () => {
+    const { executor } = setup();
+    await executor.close();
+    expect(() => executor.submit(openIntent())).toThrow('Executor.submit: the executor is closed');
   });
 });
