@@ -175,6 +175,18 @@ describe('Executor: retries', () => {
     expect(executor.state(b.id)?.status).toBe('done');
   });
 
+  it("blocks the bucket a 429 names, not the one the call went through: a 'read' 429 on a write holds no other write", async () => {
+    const { exchange, executor, clock } = setup({ concurrency: { write: 1 } });
+    const retryAt = clock.now() + 7_000;
+    exchange.fail('createOrder', { kind: 'rate', retryAt, bucket: 'read' });
+    await Promise.all([executor.submit(openIntent()), executor.submit(openIntent())]);
+    const [first, second, third] = exchange.callsOf('createOrder');
+    // The second intent's write goes at once; the first's own retry still waits for retryAt (its delay's floor).
+    expect(first!.at).toBeLessThan(retryAt);
+    expect(second!.at).toBeLessThan(retryAt);
+    expect(third!.at).toBeGreaterThanOrEqual(retryAt);
+  });
+
   it('backoff is reproducible with a seeded random', async () => {
     const run = async () => {
       const { exchange, executor } = setup();
