@@ -358,6 +358,14 @@ describe('Executor: queues', () => {
     const dropped = before.filter((o) => byId.get(o.id)?.status === 'dropped');
     expect(dropped.length).toBeGreaterThan(0);
     expect(dropped.every((o) => byId.get(o.id)?.code === 'account_flattened')).toBe(true);
+    // Every one of them, up to the last submitted before the flatten, went out before it or not at all.
+    const at = (op: string, key?: string) => exchange.calls.findIndex((c) => c.op === op && (key === undefined || c.key === key));
+    const closeAll = at('closeAllAccount');
+    for (const o of before) {
+      const sentAt = at('createOrder', idempotencyKey(o.id, 'create'));
+      if (byId.get(o.id)?.status === 'dropped') expect(sentAt).toBe(-1);
+      else expect(sentAt).toBeLessThan(closeAll);
+    }
     // what came after the flatten was judged after it: the executor carries it out
     expect(byId.get(after.id)?.status).toBe('done');
     const sent = exchange.callsOf('createOrder').filter((c) => body(c).type === 'limit').length;
