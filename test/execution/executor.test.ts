@@ -279,13 +279,13 @@ describe('Executor: queues', () => {
     const blocker = executor.submit(closeAllIntent('positions'));
     while (exchange.callsOf('closeAllPositions').length === 0) await new Promise((r) => setImmediate(r));
 
-    const runs = [
-      executor.submit(openIntent()),
-      executor.submit(closeIntent()),
-      executor.submit(openIntent()),
-      executor.submit(protectIntent({ stopLoss: new Dec(80) })),
-      executor.submit(cancelIntent(pending.id)),
-    ];
+    // The entries wait in the queue first, so the close and the protective steps overtake them only
+    // by their priority, not by the order they came in.
+    const runs = [executor.submit(openIntent()), executor.submit(openIntent())];
+    while (executor.stats().write.queued < 2) await new Promise((r) => setImmediate(r));
+    runs.push(executor.submit(closeIntent()));
+    while (executor.stats().write.queued < 3) await new Promise((r) => setImmediate(r));
+    runs.push(executor.submit(protectIntent({ stopLoss: new Dec(80) })), executor.submit(cancelIntent(pending.id)));
     while (executor.stats().write.queued < 5) await new Promise((r) => setImmediate(r));
     hold.release();
     await Promise.all([blocker, ...runs]);
