@@ -94,6 +94,47 @@ describe('Executor: turning intents into calls', () => {
     expect(t.trailingStopOffsetPercent?.toFixed()).toBe('0.02');
   });
 
+  it("protect: touches only its own position's orders, keeps what already matches, replaces a take made without a trigger", async () => {
+    const { exchange, executor } = setup();
+    // A hedged book: the short's protective orders share the market, the account and the types.
+    const long = exchange.addPosition({ direction: 'long', size: new Dec(2) });
+    const short = exchange.addPosition({ direction: 'short', size: new Dec(1) });
+    const onShort = [
+      exchange.addOrder({ type: 'stop', direction: 'short', amount: new Dec(1), positionId: short.idx, triggerPrice: new Dec(110) }),
+      exchange.addOrder({ type: 'take', direction: 'short', amount: new Dec(1), positionId: short.idx, triggerPrice: new Dec(80) }),
+      exchange.addOrder({ type: 'trailing_stop', direction: 'short', amount: new Dec(1), positionId: short.idx, trailingStopOffset: new Dec(5) }),
+    ];
+    // The venue pushed this stop out to its minimum distance: asked for at 90, it stands at 89.
+    const stop = exchange.addOrder({ type: 'stop', direction: 'long', amount: new Dec(2), positionId: long.idx, triggerPrice: new Dec(89), requestedTriggerPrice: new Dec(90) });
+    const extraStop = exchange.addOrder({ type: 'stop', direction: 'long', amount: new Dec(2), positionId: long.idx, triggerPrice: new Dec(95) });
+    const bareTake = exchange.addOrder({ type: 'take', direction: 'long', amount: new Dec(2), positionId: long.idx, triggerPrice: new Dec(0) });
+    const trailing = exchange.addOrder({ type: 'trailing_stop', direction: 'long', amount: new Dec(2), positionId: long.idx, trailingStopOffset: new Dec(5) });
+
+    const state = await executor.submit(
+      protectIntent({ positionId: long.idx, stopLoss: new Dec(90), takeProfit: new Dec(130), trailingStop: { offset: new Dec(5) } }),
+    );
+    expect(state.status).toBe('done');
+    const touched = exchange.calls.filter((c) => c.op === 'editOrder' || c.op === 'cancelOrder').map((c) => c.args[0]);
+    // The stop was asked for at 90 and the trailing stop is the same: left as they are (moving the stop
+    // again would only be pushed out again). A second stop goes. The take without a trigger can not be
+    // edited: cancelled and made again at 130.
+    expect(touched).toEqual([extraStop.id, bareTake.id]);
+    const made = exchange.callsOf('createOrder').map(body);
+    expect(made).toHaveLength(1);
+    expect(made[0]).toMatchObject({ type: 'take', positionId: long.idx });
+    expect(made[0]!.triggerPrice?.toFixed()).toBe('130');
+
+    // Removing every leg of the long leaves the short's orders alone.
+    await executor.submit(protectIntent({ positionId: long.idx, stopLoss: null, takeProfit: null, trailingStop: null }));
+    const cancelled = exchange.callsOf('cancelOrder').map((c) => c.args[0]);
+    expect(cancelled).toContain(stop.id);
+    expect(cancelled).toContain(trailing.id);
+    for (const o of onShort) {
+      expect(exchange.orders.get(o.id)?.status).toBe('active');
+      expect(exchange.calls.some((c) => (c.op === 'editOrder' || c.op === 'cancelOrder') && c.args[0] === o.id)).toBe(false);
+    }
+  });
+
   it('cancel and close_all', async () => {
     const { exchange, executor } = setup();
     const o = exchange.addOrder({ type: 'limit', direction: 'long', amount: new Dec(10), triggerPrice: new Dec(95) });
