@@ -135,6 +135,18 @@ describe('Executor: turning intents into calls', () => {
     }
   });
 
+  it('a close or protect naming a position acts on that one, not the first of the book', async () => {
+    const { exchange, executor } = setup();
+    exchange.addPosition({ direction: 'long', size: new Dec(2) });
+    const second = exchange.addPosition({ direction: 'long', size: new Dec(1) });
+    expect((await executor.submit(protectIntent({ positionId: second.idx, stopLoss: new Dec(80) }))).status).toBe('done');
+    expect((await executor.submit(closeIntent({ positionId: second.idx }))).status).toBe('done');
+    const [stop, close] = exchange.callsOf('createOrder').map(body);
+    expect([close?.type, close?.positionId, close?.amount.toFixed()]).toEqual(['take', second.idx, '1']);
+    expect([stop?.type, stop?.positionId, stop?.amount.toFixed()]).toEqual(['stop', second.idx, '1']);
+    expect(await executor.submit(closeIntent({ positionId: 'pos-none' }))).toMatchObject({ status: 'rejected', code: 'position_not_found' });
+  });
+
   it('cancel and close_all', async () => {
     const { exchange, executor } = setup();
     const o = exchange.addOrder({ type: 'limit', direction: 'long', amount: new Dec(10), triggerPrice: new Dec(95) });
