@@ -320,6 +320,18 @@ describe('Executor: unknown outcomes', () => {
     const replacement = p.orders.find((t) => t.replaces === stop.id);
     expect(replacement && exchange.orders.get(replacement.id)?.triggerPrice.toFixed()).toBe('85');
   });
+
+  it('a lost edit that never arrived: the original still active, so the edit is sent again, once', async () => {
+    const { exchange, executor } = setup();
+    const pos = exchange.addPosition({ direction: 'long', size: new Dec(1) });
+    const stop = exchange.addOrder({ type: 'stop', direction: 'long', amount: new Dec(1), positionId: pos.idx, triggerPrice: new Dec(80) });
+    exchange.fail('editOrder', { kind: 'timeout-before' });
+    const p = await executor.submit(protectIntent({ stopLoss: new Dec(85) }));
+    expect(p.status).toBe('done');
+    expect(exchange.callsOf('editOrder').map((c) => c.args[0])).toEqual([stop.id, stop.id]);
+    const active = [...exchange.orders.values()].filter((o) => o.status === 'active' && o.type === 'stop');
+    expect(active.map((o) => o.triggerPrice.toFixed())).toEqual(['85']);
+  });
 });
 
 describe('Executor: queues', () => {
