@@ -10,7 +10,9 @@
  * - Every write has an idempotency key derived from `${intent.id}:${step}`, stored (durably) before
  *   the request is first sent and reused by every retry and after a restart. When an answer is lost
  *   (timeout, connection dropped) the outcome is settled by reading active orders and order history,
- *   or by replaying the key inside its window, never by guessing.
+ *   or by replaying the key inside its window, never by guessing. A read is trusted only when it is
+ *   unambiguous (one matching order no other intent claimed, and no other identical request
+ *   unresolved); otherwise, inside the window, the key's replay decides whose an order is.
  */
 import PQueue from 'p-queue';
 import { Subject, type Observable } from 'rxjs';
