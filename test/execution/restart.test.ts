@@ -173,4 +173,21 @@ describe('Executor: restart on the same database', () => {
     expect(exchange.callsOf('createOrder')).toHaveLength(1);
     expect((exchange.callsOf('createOrder')[0]?.args[0] as CreateOrderRequest).triggerPrice?.toFixed()).toBe('97');
   });
+
+  it('an unfinished intent submitted again before resume() runs once: resume leaves it to the submission', async () => {
+    const w = await world();
+    const { exchange, executorOn, clock } = w;
+    const intent = openIntent({ entry: { type: 'limit', price: new Dec(96) } });
+    await lostAnswer(w, intent);
+    clock.advance(30_000);
+    const second = await executorOn();
+    const submitted = second.executor.submit(intent);
+    const resumed = await second.executor.resume();
+    expect(resumed).toEqual([]);
+    expect((await submitted).status).toBe('done');
+    expect(exchange.orders.size).toBe(1);
+    // Settled by reading once: no second settle, no resend.
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+    expect(exchange.callsOf('listActiveOrders')).toHaveLength(1);
+  });
 });
