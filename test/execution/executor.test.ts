@@ -390,6 +390,32 @@ describe('Executor: queues', () => {
     expect(exchange.callsOf('createOrder')).toHaveLength(states.filter((s) => s.status === 'done').length);
   });
 
+  it('counts an entry as waiting until it is sent: exactly maxQueuedEntries wait, and the bound frees as they go', async () => {
+    const { exchange, executor } = setup({ maxQueuedEntries: 2, concurrency: { write: 1 } });
+    const held = gate();
+    exchange.fail('createOrder', { kind: 'hold', until: held.until });
+    const sent = executor.submit(openIntent());
+    while (exchange.callsOf('createOrder').length === 0) await new Promise((r) => setImmediate(r));
+    // The first is in flight, no longer waiting: two more may wait behind it, a third may not.
+    const waiting = [executor.submit(openIntent()), executor.submit(openIntent())];
+    while (executor.stats().write.queued < 2) await new Promise((r) => setImmediate(r));
+    expect(await executor.submit(openIntent())).toMatchObject({ status: 'dropped', code: 'queue_full' });
+    held.release();
+    expect((await Promise.all([sent, ...waiting])).map((s) => s.status)).toEqual(['done', 'done', 'done']);
+    // Once sent, they no longer count: one after another, more than the bound all go out.
+    for (let i = 0; i < 3; i += 1) expect((await executor.submit(openIntent())).status).toBe('done');
+    expect(exchange.callsOf('createOrder')).toHaveLength(6);
+  });
+
+  it('never drops an entry once a request of it went out: its retry waits out its backoff and is sent', async () => {
+    const { exchange, executor } = setup({ maxQueueWaitMs: 1_000, retry: { baseDelayMs: 4_000, maxDelayMs: 4_000 } });
+    exchange.fail('createOrder', { kind: 'server' });
+    const state = await executor.submit(openIntent());
+    expect(state.status).toBe('done');
+    const [first, retry] = exchange.callsOf('createOrder');
+    expect(retry!.at - first!.at).toBeGreaterThanOrEqual(2_000);
+  });
+
   it('dropQueued ends unsent entries at shutdown but still sends protective ones', async () => {
     const { exchange, executor } = setup({ limits: { write: [{ limit: 1, windowMs: 1_000 }] }, concurrency: { write: 1 } });
     exchange.addPosition({ direction: 'long', size: new Dec(1) });
