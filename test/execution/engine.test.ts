@@ -103,7 +103,7 @@ describe('Executor on the local engine', () => {
     const active = await ex.listActiveOrders(account.accountId);
     expect(active.filter((o) => o.type === 'limit')).toHaveLength(2);
     expect(new Set([a.orders[0]?.id, b.orders[0]?.id])).toEqual(new Set(active.map((o) => o.id)));
-    // Each key still names the order its intent adopted.
+    // Every call went out under one of the two intents' keys: a resend reuses its own.
     const keys = faulty.callsOf('createOrder').map((c) => c.key);
     expect(new Set(keys).size).toBe(2);
   });
