@@ -678,11 +678,10 @@ export class Executor {
         const since = record.storedAt - this.#skewMs;
         const matches = (o: Order) => !this.#claimed.has(o.id) && orderMatchesRequest(o, request, since);
         const active = await this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(request.accountId));
-        const read = active.filter(matches);
-        read.push(...(await this.#historyAll(entry, since, matches)));
-        // Another settle may have claimed one of these while this one read. From here to the claim
-        // below nothing awaits, so two settles can never choose the same order.
-        const candidates = read.filter(matches);
+        const history = await this.#historyAll(entry, since, matches);
+        // Matched after the last read: another settle may have claimed an order while this one read.
+        // From here to the claim below nothing awaits, so two settles can never choose the same order.
+        const candidates = [...active, ...history].filter(matches);
         candidates.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
         const inWindow = this.#clock.now() < record.storedAt + (REPLAY_WINDOW_MS.createOrder ?? 0);
         const othersUnresolved = (this.#unresolved.get(shape) ?? 0) > 1;

@@ -60,14 +60,19 @@ async function lostAnswer({ exchange, executorOn }: World, intent: OrderIntent):
   await first.store.flush();
 }
 
+/** `intent`'s answer lost in a crash, and the next start 30 s later on the same database. */
+async function restartedAfterLostAnswer(w: World, intent: OrderIntent) {
+  await lostAnswer(w, intent);
+  w.clock.advance(30_000);
+  return w.executorOn();
+}
+
 describe('Executor: restart on the same database', () => {
   it('the venue acted but the answer was lost in the crash: the new executor adopts the order', async () => {
     const w = await world();
-    const { exchange, executorOn, clock } = w;
+    const { exchange } = w;
     const intent = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
-    await lostAnswer(w, intent);
-    clock.advance(30_000);
-    const second = await executorOn();
+    const second = await restartedAfterLostAnswer(w, intent);
     const [state] = await second.executor.resume();
     expect(state).toMatchObject({ status: 'done' });
     expect(state?.intent.id).toBe(intent.id);
@@ -176,11 +181,9 @@ describe('Executor: restart on the same database', () => {
 
   it('an unfinished intent submitted again before resume() runs once: resume leaves it to the submission', async () => {
     const w = await world();
-    const { exchange, executorOn, clock } = w;
+    const { exchange } = w;
     const intent = openIntent({ entry: { type: 'limit', price: new Dec(96) } });
-    await lostAnswer(w, intent);
-    clock.advance(30_000);
-    const second = await executorOn();
+    const second = await restartedAfterLostAnswer(w, intent);
     const submitted = second.executor.submit(intent);
     const resumed = await second.executor.resume();
     expect(resumed).toEqual([]);
