@@ -9,10 +9,13 @@
  *   floor); a `VenueRefusal` ends the intent `rejected` with the venue's code.
  * - Every write has an idempotency key derived from `${intent.id}:${step}`, stored (durably) before
  *   the request is first sent and reused by every retry and after a restart. When an answer is lost
- *   (timeout, connection dropped) the outcome is settled by reading active orders and order history,
- *   or by replaying the key inside its window, never by guessing. A read is trusted only when it is
- *   unambiguous (one matching order no other intent claimed, and no other identical request
- *   unresolved); otherwise, inside the window, the key's replay decides whose an order is.
+ *   (timeout, connection dropped) the outcome is settled by the key's replay or by reading, never by
+ *   guessing. Inside the venue's replay window (less `replayMarginMs`) a lost create is sent again
+ *   with its key: the venue answers with the order it placed, or places it if it never acted. A read
+ *   could not tell ours from an identical order placed by hand. Reading settles the rest: a create
+ *   past the window or giving up, a leftover (which must not place anything), edits and cancels
+ *   (which carry no key). A read is trusted only when it is unambiguous (one matching order no other
+ *   intent claimed, and no other identical request unresolved inside the window).
  */
 import PQueue from 'p-queue';
 import { Subject, type Observable } from 'rxjs';
@@ -111,6 +114,13 @@ export interface ExecutorOptions {
   /** Pages of order history (100 each) read at most when settling an unknown outcome. Default 3. */
   historyPages?: number;
   /**
+   * A lost create is settled by its key's replay only while the replay would still reach the venue
+   * inside its window: until this long before the window ends (queue wait and the HTTP timeout must
+   * fit in it; a replay arriving after the window would place the order twice). Later, by reading.
+   * Default 300 000 (5 minutes of the 1-hour window).
+   */
+  replayMarginMs?: number;
+  /**
    * Orders and positions this executor must never act on (the daemon adopts what it did not place as
    * external). Read at every use, so the caller may fill the sets after construction. A close or
    * protect that resolves to an external position, or a cancel of an external order, ends `rejected`
@@ -164,8 +174,12 @@ interface WriteSpec<T> {
   step: string;
   operation: 'createOrder' | 'editOrder' | 'cancelOrder' | 'closeAllAccount' | 'closeAllPositions';
   args: unknown[];
-  /** Find out, by reading, whether a request whose answer was lost acted; `found:false` means send again. */
-  settle?: (record: RequestRecord) => Promise<SettleResult<T>>;
+  /**
+   * Find out whether a request whose answer was lost acted; `found:false` means send again (with the
+   * same key). `last`: no send follows (retries spent, or a leftover whose plan is over), so a keyed
+   * request must be settled by reading, not left to its replay.
+   */
+  settle?: (record: RequestRecord, last: boolean) => Promise<SettleResult<T>>;
   /** A refusal that, after a lost answer, actually proves the earlier attempt acted. */
   refusalMeansDone?: (error: VenueRefusal, hadUnknown: boolean) => Promise<SettleResult<T>>;
 }
@@ -187,6 +201,7 @@ export class Executor {
   readonly #skewMs: number;
   readonly #untouchable: ExecutorOptions['untouchable'];
   readonly #historyPages: number;
+  readonly #replayMarginMs: number;
   readonly #resolveMarketId: ((asset: string, accountId: string) => Promise<string>) | undefined;
   readonly #queues: Record<Bucket, PQueue>;
   readonly #gates: Record<Bucket, SlidingWindowGate>;
@@ -231,6 +246,7 @@ export class Executor {
     this.#skewMs = nonNegative(options.clockSkewMs ?? 5_000, 'executor.clockSkewMs');
     this.#untouchable = options.untouchable;
     this.#historyPages = positiveInt(options.historyPages ?? 3, 'executor.historyPages');
+    this.#replayMarginMs = nonNegative(options.replayMarginMs ?? 300_000, 'executor.replayMarginMs');
     const limits = { ...DEFAULT_RATE_LIMITS, ...options.limits };
     const concurrency = { read: 4, write: 2, ...options.concurrency };
     this.#gates = {
@@ -495,7 +511,7 @@ export class Executor {
     const active = () => this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(accountId));
     switch (rec.operation) {
       case 'createOrder':
-        return this.#createSpec(entry, rec.step, rec.args).settle!(rec);
+        return this.#createSpec(entry, rec.step, rec.args).settle!(rec, true);
       case 'cancelOrder': {
         const orderId = String(rec.args[0]);
         const still = (await active()).some((o) => o.id === orderId && o.status === 'active');
@@ -673,7 +689,10 @@ export class Executor {
       step,
       operation: 'createOrder',
       args,
-      settle: async (record) => {
+      settle: async (record, last) => {
+        const window = REPLAY_WINDOW_MS.createOrder ?? 0;
+        // The key's replay decides while it can still reach the venue inside the window.
+        if (!last && this.#clock.now() + this.#replayMarginMs < record.storedAt + window) return { found: false };
         const shape = shapeOf(request);
         const since = record.storedAt - this.#skewMs;
         const matches = (o: Order) => !this.#claimed.has(o.id) && orderMatchesRequest(o, request, since);
@@ -683,9 +702,10 @@ export class Executor {
         // From here to the claim below nothing awaits, so two settles can never choose the same order.
         const candidates = [...active, ...history].filter(matches);
         candidates.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
-        const inWindow = this.#clock.now() < record.storedAt + (REPLAY_WINDOW_MS.createOrder ?? 0);
+        const inWindow = this.#clock.now() < record.storedAt + window;
         const othersUnresolved = (this.#unresolved.get(shape) ?? 0) > 1;
-        // Two candidates, or another identical request not resolved yet: only the key's replay can tell whose.
+        // Two candidates, or another identical request not resolved yet: only a key's replay can tell
+        // whose, so inside the window a read takes none (after it, the first unclaimed is all there is).
         const ambiguous = candidates.length > 1 || othersUnresolved;
         const first = candidates[0];
         if (first && (!ambiguous || !inWindow)) {
@@ -757,10 +777,10 @@ export class Executor {
       this.#journal.updateRequest({ ...request });
       this.#emit(entry, 'request');
     };
-    const settle = async (): Promise<SettleResult<T>> => {
+    const settle = async (last: boolean): Promise<SettleResult<T>> => {
       if (!spec.settle) return { found: false };
       try {
-        return await spec.settle(request);
+        return await spec.settle(request, last);
       } catch (error) {
         // The reads failed, not the request: it may still have acted, so it stays in doubt (unknown) for
         // the leftover settle and, failing that, the next start; 'failed' would disown an order it placed.
@@ -776,7 +796,7 @@ export class Executor {
     try {
       for (;;) {
         if (needSettle) {
-          const settled = await settle();
+          const settled = await settle(request.attempts >= this.#retry.maxAttempts);
           if (settled.found) {
             finish('ok', { result: settled.value, settledBy: 'read' });
             return settled.value;

@@ -5,14 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { Dec } from '../../src/core/decimal.js';
 import { Engine } from '../../src/engine/index.js';
-import { Executor } from '../../src/execution/executor.js';
+import { Executor, type ExecutorOptions } from '../../src/execution/executor.js';
 import { seededRandom } from '../../src/execution/retry.js';
 import { openRequest } from '../../src/execution/requests.js';
 import type { OpenIntent, OrderIntent } from '../../src/strategy/intents.js';
 import { withFaults } from './faulty-exchange.js';
 import { START } from './helpers.js';
 
-function world() {
+function world(options: Partial<ExecutorOptions> = {}) {
   const engine = new Engine({ startMs: START, seed: 'executor-test' });
   const market = engine.addMarket({ baseAsset: 'BTC', price: new Dec(100), schedule: null });
   const user = engine.addUser();
@@ -27,6 +27,7 @@ function world() {
       await new Promise((r) => setImmediate(r));
     },
     random: seededRandom(3),
+    ...options,
   });
   let n = 0;
   const base = () => ({ id: `e-${++n}`, strategy: 'test', accountId: account.accountId, asset: 'BTC', createdAt: engine.now() });
@@ -108,10 +109,35 @@ describe('Executor on the local engine', () => {
     expect(new Set(keys).size).toBe(2);
   });
 
-  it('an identical order someone else placed just before is not taken for ours when ours is in the book too', async () => {
-    // The user's own order from the web, a second before ours, matches our request field for field;
-    // two candidates and one request in doubt: the key's replay says which is ours.
-    const { executor, base, ex, account, market, engine, faulty } = world();
+  // The user's own order from the web, a second before ours, matches our request field for field.
+  // Ours in the book too: two candidates, and only the key's replay says which is ours. Ours never
+  // arrived: one candidate, and a read would take the user's order for ours, leave our entry unplaced
+  // and put the user's order under the bot's management; inside the window the key's replay decides,
+  // and a request the venue never saw is placed by it.
+  for (const [fault, settledBy] of [['timeout-after', 'replay'], ['timeout-before', 'response']] as const) {
+    it(`an identical order someone else placed just before is not taken for ours (${fault}): settled by ${settledBy}`, async () => {
+      const { executor, base, ex, account, market, engine, faulty } = world();
+      const intent: OpenIntent = {
+        ...base(), kind: 'open', direction: 'long', entry: { type: 'limit', price: new Dec(95) },
+        sizing: { kind: 'quote', amount: new Dec(50) }, leverage: new Dec(2),
+      };
+      const theirs = (await ex.createOrder(openRequest(intent, market.id))).value;
+      engine.advanceTo(engine.now() + 1_000);
+      faulty.fail('createOrder', { kind: fault });
+      const state = await executor.submit({ ...intent, createdAt: engine.now() });
+      expect(state.status).toBe('done');
+      const active = (await ex.listActiveOrders(account.accountId)).filter((o) => o.type === 'limit');
+      expect(active).toHaveLength(2);
+      expect(state.orders.map((o) => o.id)).toEqual([active.find((o) => o.id !== theirs.id)?.id]);
+      expect(state.requests[0]).toMatchObject({ outcome: 'ok', settledBy });
+      expect(faulty.callsOf('listActiveOrders')).toHaveLength(0);
+    });
+  }
+
+  it('a last read that finds ours and an identical order someone else placed takes neither', async () => {
+    // The attempts are spent, so no replay can say which is ours; the older is the user's, and taking
+    // it would put it under the bot's management.
+    const { executor, base, ex, account, market, engine, faulty } = world({ retry: { maxAttempts: 1 } });
     const intent: OpenIntent = {
       ...base(), kind: 'open', direction: 'long', entry: { type: 'limit', price: new Dec(95) },
       sizing: { kind: 'quote', amount: new Dec(50) }, leverage: new Dec(2),
@@ -120,11 +146,10 @@ describe('Executor on the local engine', () => {
     engine.advanceTo(engine.now() + 1_000);
     faulty.fail('createOrder', { kind: 'timeout-after' });
     const state = await executor.submit({ ...intent, createdAt: engine.now() });
-    expect(state.status).toBe('done');
-    const active = (await ex.listActiveOrders(account.accountId)).filter((o) => o.type === 'limit');
-    expect(active).toHaveLength(2);
-    expect(state.orders[0]?.id).toBe(active.find((o) => o.id !== theirs.id)?.id);
-    expect(state.requests[0]).toMatchObject({ outcome: 'ok', settledBy: 'replay' });
+    expect((await ex.listActiveOrders(account.accountId)).filter((o) => o.type === 'limit')).toHaveLength(2);
+    expect(faulty.callsOf('listActiveOrders').length).toBeGreaterThan(0);
+    expect(state).toMatchObject({ status: 'failed', code: 'retries_exhausted' });
+    expect(state.orders.map((o) => o.id)).not.toContain(theirs.id);
   });
 
   it('a refusal of the engine ends the intent rejected with its code, sent once', async () => {

@@ -5,6 +5,7 @@ import { ConfigError } from '../../src/core/errors.js';
 import type { ExecutorOptions } from '../../src/execution/executor.js';
 import { idempotencyKey } from '../../src/execution/idempotency.js';
 import type { IntentUpdate } from '../../src/execution/types.js';
+import type { OpenIntent } from '../../src/strategy/intents.js';
 import { gate } from './fake-exchange.js';
 import { cancelIntent, closeAllIntent, closeIntent, openIntent, protectIntent, setup } from './helpers.js';
 
@@ -256,9 +257,60 @@ describe('Executor: retries', () => {
 });
 
 describe('Executor: unknown outcomes', () => {
-  it('a timeout after the venue acted is settled by reading: one order, adopted, no duplicate', async () => {
+  it('a timeout after the venue acted, inside the window: the key replay answers with the order, no read', async () => {
     const { exchange, executor } = setup();
-    exchange.idempotency = false; // no replay to lean on: only reading can tell
+    exchange.fail('createOrder', { kind: 'timeout-after' });
+    const state = await executor.submit(openIntent({ entry: { type: 'limit', price: new Dec(95) } }));
+    expect(state.status).toBe('done');
+    const calls = exchange.callsOf('createOrder');
+    expect(calls).toHaveLength(2);
+    expect(calls[1]?.key).toBe(calls[0]?.key);
+    expect(exchange.orders.size).toBe(1);
+    expect(state.orders.map((o) => o.id)).toEqual([...exchange.orders.keys()]);
+    expect(state.requests[0]).toMatchObject({ outcome: 'ok', settledBy: 'replay' });
+    expect(exchange.callsOf('listActiveOrders')).toHaveLength(0);
+  });
+
+  it('retries spent with every answer lost, inside the window: the last settle reads, and adopts the order', async () => {
+    // No resend follows the last attempt, so leaving it to a replay would disown the order it placed.
+    const { exchange, executor } = setup({ retry: { maxAttempts: 2 } });
+    exchange.fail('createOrder', { kind: 'timeout-after' }, { kind: 'timeout-after' });
+    const state = await executor.submit(openIntent({ entry: { type: 'limit', price: new Dec(95) } }));
+    expect(state.status).toBe('done');
+    expect(exchange.callsOf('createOrder')).toHaveLength(2);
+    expect(exchange.orders.size).toBe(1);
+    expect(state.orders.map((o) => o.id)).toEqual([...exchange.orders.keys()]);
+    expect(state.requests[0]).toMatchObject({ outcome: 'ok', settledBy: 'read' });
+  });
+
+  it('an entry giving up does not take the order of an identical one still in doubt: that one replays its key for it', async () => {
+    // A never reached the venue and has spent its attempts; B was placed, lost its answer, and its
+    // replay is on its way. A's last read sees one unclaimed candidate, B's. Had A taken it, B's replay
+    // would answer with the same order: two intents done on one order.
+    const { exchange, executor } = setup({ retry: { maxAttempts: 2 } });
+    const replay = gate();
+    exchange.fail('createOrder', { kind: 'timeout-before' }, { kind: 'timeout-after' }, { kind: 'timeout-before' }, { kind: 'hold', until: replay.until });
+    const a = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
+    const b = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
+    const doneA = executor.submit(a);
+    const doneB = executor.submit(b);
+    const stateA = await doneA;
+    const keys = (...intents: OpenIntent[]) => intents.map((i) => idempotencyKey(i.id, 'create'));
+    // The premise: A's two calls and B's first, and A ended before B's replay.
+    expect(exchange.callsOf('createOrder').map((c) => c.key)).toEqual(keys(a, b, a));
+    expect(stateA).toMatchObject({ status: 'failed', code: 'retries_exhausted', orders: [] });
+    replay.release();
+    const stateB = await doneB;
+    expect(stateB.status).toBe('done');
+    expect(exchange.orders.size).toBe(1);
+    expect(stateB.orders.map((o) => o.id)).toEqual([...exchange.orders.keys()]);
+    expect(stateB.requests[0]).toMatchObject({ outcome: 'ok', settledBy: 'replay' });
+    expect(exchange.callsOf('createOrder').map((c) => c.key)).toEqual(keys(a, b, a, b));
+  });
+
+  it('with no replay to trust (a margin of the whole window), a timeout after the venue acted is settled by reading', async () => {
+    const { exchange, executor } = setup({ replayMarginMs: 60 * 60_000 });
+    exchange.idempotency = false; // a resend would place a second order: only reading can tell
     exchange.fail('createOrder', { kind: 'timeout-after' });
     const state = await executor.submit(openIntent({ entry: { type: 'limit', price: new Dec(95) } }));
     expect(state.status).toBe('done');
@@ -270,7 +322,7 @@ describe('Executor: unknown outcomes', () => {
   });
 
   it('finds an order that executed at once in the history', async () => {
-    const { exchange, executor } = setup();
+    const { exchange, executor } = setup({ replayMarginMs: 60 * 60_000 });
     exchange.idempotency = false;
     exchange.fail('createOrder', { kind: 'timeout-after' });
     const state = await executor.submit(openIntent({ entry: { type: 'market' } }));
@@ -533,13 +585,16 @@ describe('Executor: settings and submissions', () => {
       [{ concurrency: { read: 1.5 } }, 'executor.concurrency.read: expected an integer >= 1, got 1.5'],
       // No history read: an order that executed at once could not be found after a lost answer.
       [{ historyPages: 0 }, 'executor.historyPages: expected an integer >= 1, got 0'],
+      // A negative margin would replay a key the venue may already have forgotten: a second order.
+      [{ replayMarginMs: -1 }, 'executor.replayMarginMs: expected a number of ms >= 0, got -1'],
+      [{ replayMarginMs: Number.NaN }, 'executor.replayMarginMs: expected a number of ms >= 0, got NaN'],
     ];
     for (const [options, message] of bad) {
       expect(() => setup(options), message).toThrow(ConfigError);
       expect(() => setup(options), message).toThrow(message);
     }
     // The bounds themselves are fine: no wait, no skew, one queued entry, one page, closes droppable.
-    expect(() => setup({ maxQueueWaitMs: 0, clockSkewMs: 0, maxQueuedEntries: 1, historyPages: 1, droppableKinds: ['open', 'close'] })).not.toThrow();
+    expect(() => setup({ maxQueueWaitMs: 0, clockSkewMs: 0, maxQueuedEntries: 1, historyPages: 1, replayMarginMs: 0, droppableKinds: ['open', 'close'] })).not.toThrow();
   });
 
   it('runs an intent submitted twice once: one order, the same final state for both', async () => {

@@ -68,7 +68,7 @@ async function restartedAfterLostAnswer(w: World, intent: OrderIntent) {
 }
 
 describe('Executor: restart on the same database', () => {
-  it('the venue acted but the answer was lost in the crash: the new executor adopts the order', async () => {
+  it('the venue acted but the answer was lost in the crash: the new executor replays the key and adopts the order', async () => {
     const w = await world();
     const { exchange } = w;
     const intent = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
@@ -77,12 +77,33 @@ describe('Executor: restart on the same database', () => {
     expect(state).toMatchObject({ status: 'done' });
     expect(state?.intent.id).toBe(intent.id);
     expect(exchange.orders.size).toBe(1);
-    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+    const calls = exchange.callsOf('createOrder');
+    expect(calls.map((c) => c.key)).toEqual([idempotencyKey(intent.id, 'create'), idempotencyKey(intent.id, 'create')]);
     expect(state?.orders[0]?.id).toBe([...exchange.orders.keys()][0]);
     const [row] = await second.store.query<{ outcome: string; settled_by: string }>('SELECT outcome, settled_by FROM requests');
-    expect(row).toEqual({ outcome: 'ok', settled_by: 'read' });
+    expect(row).toEqual({ outcome: 'ok', settled_by: 'replay' });
     expect((await second.store.intent(intent.id))?.status).toBe('done');
   });
+
+  // The request is stored at the world's start; the window is an hour and the default margin 5 minutes.
+  for (const [after, by] of [[55 * 60_000 - 1, 'replay'], [55 * 60_000, 'read']] as const) {
+    it(`a lost answer settled ${after} ms after its request is settled by ${by}: a replay must reach the venue inside its window`, async () => {
+      const w = await world();
+      const { exchange, executorOn, clock } = w;
+      const intent = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
+      await lostAnswer(w, intent);
+      clock.advance(after);
+      const second = await executorOn();
+      const [state] = await second.executor.resume();
+      expect(state?.status).toBe('done');
+      expect(exchange.orders.size).toBe(1);
+      expect(state?.orders.map((o) => o.id)).toEqual([...exchange.orders.keys()]);
+      expect(exchange.callsOf('createOrder')).toHaveLength(by === 'replay' ? 2 : 1);
+      expect(exchange.callsOf('listActiveOrders')).toHaveLength(by === 'replay' ? 0 : 1);
+      const [row] = await second.store.query<{ settled_by: string }>('SELECT settled_by FROM requests');
+      expect(row?.settled_by).toBe(by);
+    });
+  }
 
   it('two identical entries lost in the crash, restarted after the replay window: each adopts its own order, none sent again', async () => {
     const w = await world();
@@ -126,7 +147,7 @@ describe('Executor: restart on the same database', () => {
     expect(exchange.orders.size).toBe(1);
   });
 
-  it('a close that acted before the crash is not re-resolved (the position is gone): it is found in history', async () => {
+  it('a close that acted before the crash is not re-resolved (the position is gone): its key replays it', async () => {
     const w = await world();
     const { exchange, executorOn } = w;
     const pos = exchange.addPosition({ direction: 'long', size: new Dec(2) });
@@ -135,7 +156,12 @@ describe('Executor: restart on the same database', () => {
     const second = await executorOn();
     const [state] = await second.executor.resume();
     expect(state?.status).toBe('done');
-    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+    // Sent again with its stored arguments and key (the position it names is closed now): replayed, not placed.
+    const calls = exchange.callsOf('createOrder');
+    expect(calls).toHaveLength(2);
+    expect(calls[1]?.args).toEqual(calls[0]?.args);
+    expect(exchange.orders.size).toBe(1);
+    expect(state?.requests[0]?.settledBy).toBe('replay');
     expect((state?.orders[0]?.order.positionId)).toBe(pos.idx);
   });
 
@@ -144,7 +170,9 @@ describe('Executor: restart on the same database', () => {
     const { exchange, executorOn } = w;
     const intent = openIntent({ entry: { type: 'limit', price: new Dec(94) } });
     await lostAnswer(w, intent);
-    // The next start cannot read the orders: the plan's settle and the leftover settle both fail.
+    // Past the key's window only reading can settle, and the next start cannot read the orders: the
+    // plan's settle and the leftover settle both fail.
+    w.clock.advance(2 * 60 * 60_000);
     exchange.fail('listActiveOrders', { kind: 'refuse', status: 403, code: 'forbidden' }, { kind: 'refuse', status: 403, code: 'forbidden' });
     const second = await executorOn();
     const [ended] = await second.executor.resume();
@@ -167,6 +195,30 @@ describe('Executor: restart on the same database', () => {
     expect(await (await executorOn()).executor.resume()).toEqual([]);
   });
 
+  it('a request left in doubt is settled by reading at the next start even inside its window: a leftover places nothing', async () => {
+    const w = await world();
+    const { exchange, executorOn } = w;
+    const intent = openIntent({ entry: { type: 'limit', price: new Dec(94) } });
+    await lostAnswer(w, intent);
+    // The next start's replays lose their answers too until its attempts are spent (six in all), and
+    // its reads are refused: the intent ends with the request in doubt.
+    const lost = Array.from({ length: 5 }, () => ({ kind: 'timeout-after' as const }));
+    exchange.fail('createOrder', ...lost);
+    exchange.fail('listActiveOrders', { kind: 'refuse', status: 403, code: 'forbidden' }, { kind: 'refuse', status: 403, code: 'forbidden' });
+    const second = await executorOn();
+    const [ended] = await second.executor.resume();
+    expect(ended?.status).toBe('rejected');
+    expect(exchange.callsOf('createOrder')).toHaveLength(6);
+    await second.store.flush();
+    // Minutes later, well inside the window: the intent's plan is over, so its request is read, not replayed.
+    const third = await executorOn();
+    const [settled] = await third.executor.resume();
+    expect(settled?.orders.map((o) => o.id)).toEqual([...exchange.orders.keys()]);
+    expect(exchange.callsOf('createOrder')).toHaveLength(6);
+    const [row] = await third.store.query<{ outcome: string; settled_by: string }>('SELECT outcome, settled_by FROM requests');
+    expect(row).toEqual({ outcome: 'ok', settled_by: 'read' });
+  });
+
   it('a resubmitted intent after a restart reuses the stored request too', async () => {
     const { exchange, executorOn } = await world();
     const first = await executorOn();
@@ -175,8 +227,12 @@ describe('Executor: restart on the same database', () => {
     const second = await executorOn();
     const again = await second.executor.submit(intent);
     expect(again.status).toBe('done');
-    expect(exchange.callsOf('createOrder')).toHaveLength(1);
-    expect((exchange.callsOf('createOrder')[0]?.args[0] as CreateOrderRequest).triggerPrice?.toFixed()).toBe('97');
+    // The first store's last batch (the answer) may not be on disk yet: then the stored request is
+    // sent again under its key and replayed. Either way one order, from the stored arguments.
+    expect(exchange.orders.size).toBe(1);
+    const calls = exchange.callsOf('createOrder');
+    expect(new Set(calls.map((c) => c.key))).toEqual(new Set([idempotencyKey(intent.id, 'create')]));
+    for (const c of calls) expect((c.args[0] as CreateOrderRequest).triggerPrice?.toFixed()).toBe('97');
   });
 
   it('an unfinished intent submitted again before resume() runs once: resume leaves it to the submission', async () => {
@@ -189,8 +245,8 @@ describe('Executor: restart on the same database', () => {
     expect(resumed).toEqual([]);
     expect((await submitted).status).toBe('done');
     expect(exchange.orders.size).toBe(1);
-    // Settled by reading once: no second settle, no resend.
-    expect(exchange.callsOf('createOrder')).toHaveLength(1);
-    expect(exchange.callsOf('listActiveOrders')).toHaveLength(1);
+    // Settled once, by the key's replay: one resend, no second settle.
+    expect(exchange.callsOf('createOrder')).toHaveLength(2);
+    expect((await second.store.query<{ settled_by: string }>('SELECT settled_by FROM requests'))).toEqual([{ settled_by: 'replay' }]);
   });
 });
