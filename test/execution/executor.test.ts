@@ -434,6 +434,38 @@ describe('Executor: queues', () => {
     expect(sent).toBe(opens.length - dropped.length);
   });
 
+  it('drops an entry only past the wait limit, and as soon as the rate gate says its turn would come after it', async () => {
+    // Two entries at once through a gate of one write a second: the second's turn comes 1,000 ms later.
+    const run = async (maxQueueWaitMs: number) => {
+      const { exchange, executor } = setup({ limits: { write: [{ limit: 1, windowMs: 1_000 }] }, maxQueueWaitMs, concurrency: { write: 1 } });
+      const states = await Promise.all([executor.submit(openIntent()), executor.submit(openIntent())]);
+      return { states, calls: exchange.callsOf('createOrder') };
+    };
+    const exact = await run(1_000);
+    expect(exact.states.map((s) => s.status)).toEqual(['done', 'done']);
+    expect(exact.calls[1]!.at - exact.calls[0]!.at).toBe(1_000);
+    const short = await run(999);
+    expect(short.calls).toHaveLength(1);
+    expect(short.states[1]).toMatchObject({ status: 'dropped', code: 'queue_timeout' });
+    // Dropped when the gate named the wait, not after sleeping through it.
+    expect(short.states[1]!.reason).toBe('waited 0 ms in the write queue (max 999)');
+  });
+
+  it('drops an entry that waited past the limit behind a request in flight, before it is sent', async () => {
+    const { exchange, executor, clock } = setup({ maxQueueWaitMs: 1_000, concurrency: { write: 1 } });
+    const held = gate();
+    exchange.fail('createOrder', { kind: 'hold', until: held.until });
+    const first = executor.submit(openIntent());
+    while (exchange.callsOf('createOrder').length === 0) await new Promise((r) => setImmediate(r));
+    const second = executor.submit(openIntent());
+    while (executor.stats().write.queued < 1) await new Promise((r) => setImmediate(r));
+    clock.advance(1_001); // the first's answer takes longer than the second may wait
+    held.release();
+    expect((await first).status).toBe('done');
+    expect(await second).toMatchObject({ status: 'dropped', code: 'queue_timeout', reason: 'waited 1001 ms in the write queue (max 1000)' });
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+  });
+
   it('bounds the number of waiting entries (queue_full)', async () => {
     const { exchange, executor } = setup({ limits: { write: [{ limit: 1, windowMs: 1_000 }] }, maxQueuedEntries: 2, concurrency: { write: 1 } });
     const states = await Promise.all(Array.from({ length: 5 }, () => executor.submit(openIntent())));
