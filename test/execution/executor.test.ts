@@ -4,6 +4,7 @@ import { Dec } from '../../src/core/decimal.js';
 import { ConfigError } from '../../src/core/errors.js';
 import type { ExecutorOptions } from '../../src/execution/executor.js';
 import { idempotencyKey } from '../../src/execution/idempotency.js';
+import { openRequest } from '../../src/execution/requests.js';
 import type { IntentUpdate } from '../../src/execution/types.js';
 import type { OpenIntent } from '../../src/strategy/intents.js';
 import { gate } from './fake-exchange.js';
@@ -330,6 +331,53 @@ describe('Executor: unknown outcomes', () => {
     expect(exchange.orders.size).toBe(1);
     expect(state.orders[0]?.order.status).toBe('executed');
     expect(exchange.callsOf('listOrderHistory').length).toBeGreaterThan(0);
+  });
+
+  describe('reading the order history page by page', () => {
+    // `older` orders long before ours, ours (a market order, executed at once, its answer lost), and
+    // 150 after it, placed while the settle waits on its first read. Newest first, ours is on page 2.
+    const scene = async ({ older = 120, historyPages = 3, replay = false } = {}) => {
+      const { exchange, executor, clock } = setup({ replayMarginMs: 60 * 60_000, historyPages });
+      exchange.idempotency = replay;
+      const other = () => openRequest(openIntent({ sizing: { kind: 'quote', amount: new Dec(7) } }), exchange.markets[0]!.id);
+      for (let i = 0; i < older; i += 1) await exchange.createOrder(other());
+      clock.advance(60_000);
+      const held = gate();
+      exchange.fail('createOrder', { kind: 'timeout-after' });
+      exchange.fail('listActiveOrders', { kind: 'hold', until: held.until });
+      const done = executor.submit(openIntent({ entry: { type: 'market' } }));
+      while (exchange.callsOf('listActiveOrders').length === 0) await new Promise((r) => setImmediate(r));
+      for (let i = 0; i < 150; i += 1) {
+        clock.advance(1);
+        await exchange.createOrder(other());
+      }
+      held.release();
+      const state = await done;
+      const offsets = exchange.callsOf('listOrderHistory').map((c) => (c.args[2] as { offset: number }).offset);
+      return { state, offsets, placed: exchange.orders.size };
+    };
+
+    it('finds ours on the second page and reads no further: that page ends before ours less the skew', async () => {
+      const { state, offsets, placed } = await scene();
+      expect(state.status).toBe('done');
+      expect(state.requests[0]).toMatchObject({ outcome: 'ok', settledBy: 'read' });
+      expect(state.orders[0]?.order.status).toBe('executed');
+      expect(offsets).toEqual([0, 100]);
+      expect(placed).toBe(271);
+    });
+
+    it('stops at the last page the venue counts', async () => {
+      const { state, offsets } = await scene({ older: 0 });
+      expect(state.requests[0]).toMatchObject({ outcome: 'ok', settledBy: 'read' });
+      expect(offsets).toEqual([0, 100]);
+    });
+
+    it('reads no more than historyPages pages; the key, resent, still replays', async () => {
+      const { state, offsets, placed } = await scene({ historyPages: 1, replay: true });
+      expect(offsets).toEqual([0]);
+      expect(state.requests[0]).toMatchObject({ outcome: 'ok', settledBy: 'replay' });
+      expect(placed).toBe(271);
+    });
   });
 
   it('a timeout before acting: nothing found by reading, sent again with the same key, one order', async () => {
