@@ -299,9 +299,13 @@ export class Executor {
    * doubt. Resolves once all of them are final.
    */
   async resume(): Promise<IntentState[]> {
-    const since = this.#clock.now() - 2 * 60 * 60_000;
-    for (const id of await this.#journal.claimedOrderIds(since)) this.#claimed.add(id);
     const unfinished = await this.#journal.loadUnfinished();
+    // Orders intents own must not be adopted by a settle: every claim since the oldest request in
+    // doubt was stored (less the skew), however long the process was down, and the last two hours'
+    // for the requests sent from now on.
+    let since = this.#clock.now() - 2 * 60 * 60_000;
+    for (const u of unfinished) for (const r of u.requests) if (inDoubt(r)) since = Math.min(since, r.storedAt - this.#skewMs);
+    for (const id of await this.#journal.claimedOrderIds(since)) this.#claimed.add(id);
     const runs: Promise<IntentState>[] = [];
     for (const u of unfinished) {
       if (this.#entries.has(u.record.intent.id)) continue;

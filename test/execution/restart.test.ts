@@ -219,6 +219,29 @@ describe('Executor: restart on the same database', () => {
     expect(row).toEqual({ outcome: 'ok', settled_by: 'read' });
   });
 
+  it('days later, a request in doubt does not adopt an identical order another intent owns', async () => {
+    // Y's request never reached the venue; an hour later X, identical, placed its order. The daemon
+    // is down for three days. Past its window Y can only read, and X's order matches it field for
+    // field: only the journal's claim says it is X's, however old it is.
+    const { exchange, executorOn, clock } = await world();
+    const first = await executorOn();
+    exchange.fail('createOrder', { kind: 'hold', until: gate().until }); // never reaches the venue
+    const y = openIntent({ entry: { type: 'limit', price: new Dec(95) } });
+    void first.executor.submit(y);
+    await until(() => exchange.callsOf('createOrder').length === 1);
+    clock.advance(60 * 60_000);
+    const x = await first.executor.submit(openIntent({ entry: { type: 'limit', price: new Dec(95) } }));
+    expect(x.status).toBe('done');
+    await first.store.flush();
+    clock.advance(3 * 24 * 60 * 60_000);
+    const second = await executorOn();
+    const [state] = await second.executor.resume();
+    expect(state?.intent.id).toBe(y.id);
+    expect(state?.status).toBe('done');
+    expect(exchange.orders.size).toBe(2);
+    expect(state?.orders.map((o) => o.id)).not.toContain(x.orders[0]?.id);
+  });
+
   it('a resubmitted intent after a restart reuses the stored request too', async () => {
     const { exchange, executorOn } = await world();
     const first = await executorOn();
