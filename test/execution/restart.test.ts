@@ -14,7 +14,7 @@ import { seededRandom } from '../../src/execution/retry.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir } from '../store/helpers.js';
 import { FakeExchange, gate, virtualSleep } from './fake-exchange.js';
-import { closeIntent, openIntent, START } from './helpers.js';
+import { closeIntent, openIntent, protectIntent, START } from './helpers.js';
 
 const tmp = tempDir('propbot-restart-');
 const stores: Store[] = [];
@@ -240,6 +240,68 @@ describe('Executor: restart on the same database', () => {
     expect(state?.status).toBe('done');
     expect(exchange.orders.size).toBe(2);
     expect(state?.orders.map((o) => o.id)).not.toContain(x.orders[0]?.id);
+  });
+
+  describe('a step the plan no longer takes after the restart is settled by reading', () => {
+    /** A protect whose `op` acted (or not) and lost its answer in a crash; the next start resumes it. */
+    async function protectLost(op: 'editOrder' | 'cancelOrder', stopLoss: Dec | null, acted: boolean) {
+      const w = await world();
+      const { exchange, executorOn } = w;
+      const pos = exchange.addPosition({ direction: 'long', size: new Dec(1) });
+      // Listed before anything the step makes, so a matcher that skipped a field would meet them first:
+      // a take at the new trigger, and a stop of another position at another trigger.
+      const other = exchange.addPosition({ direction: 'long', size: new Dec(1) });
+      exchange.addOrder({ type: 'take', direction: 'long', amount: new Dec(1), positionId: pos.idx, triggerPrice: new Dec(85) });
+      exchange.addOrder({ type: 'stop', direction: 'long', amount: new Dec(1), positionId: other.idx, triggerPrice: new Dec(70) });
+      const stop = exchange.addOrder({ type: 'stop', direction: 'long', amount: new Dec(1), positionId: pos.idx, triggerPrice: new Dec(80) });
+      const first = await executorOn();
+      exchange.fail(op, { kind: 'hold', until: gate().until, after: acted });
+      void first.executor.submit(protectIntent({ stopLoss, positionId: pos.idx }));
+      await until(() => exchange.callsOf(op).length === 1);
+      await first.store.flush();
+      return { ...w, pos, stop, second: await executorOn() };
+    }
+    const rows = (store: Store) => store.query<{ step: string; outcome: string; settled_by: string | null; error_code: string | null }>(
+      'SELECT step, outcome, settled_by, error_code FROM requests');
+
+    it('a move that acted: the stop already sits at the new trigger, and its replacement is tracked', async () => {
+      const { exchange, stop, second } = await protectLost('editOrder', new Dec(85), true);
+      const [state] = await second.executor.resume();
+      expect(state?.status).toBe('done');
+      const replacement = [...exchange.orders.values()].find((o) => o.status === 'active' && o.type === 'stop' && o.positionId === stop.positionId);
+      expect(replacement?.triggerPrice.toFixed()).toBe('85');
+      expect(state?.orders.find((o) => o.id === replacement?.id)?.replaces).toBe(stop.id);
+      expect(exchange.callsOf('editOrder')).toHaveLength(1);
+      expect(await rows(second.store)).toEqual([{ step: `stop:move:${stop.id}`, outcome: 'ok', settled_by: 'read', error_code: null }]);
+    });
+
+    it('a removal that acted: the stop is gone, and the cancel is known done', async () => {
+      const { exchange, stop, second } = await protectLost('cancelOrder', null, true);
+      const [state] = await second.executor.resume();
+      expect(state?.status).toBe('done');
+      expect(exchange.orders.get(stop.id)?.status).toBe('canceled');
+      expect(exchange.callsOf('cancelOrder')).toHaveLength(1);
+      expect(await rows(second.store)).toEqual([{ step: `stop:remove:${stop.id}`, outcome: 'ok', settled_by: 'read', error_code: null }]);
+    });
+
+    it('a removal that never arrived, and the position closed while the process was down: superseded, the stop left', async () => {
+      const { exchange, pos, stop, second } = await protectLost('cancelOrder', null, false);
+      pos.status = 'closed';
+      const [state] = await second.executor.resume();
+      expect(state).toMatchObject({ status: 'rejected', code: 'position_not_found' });
+      expect(exchange.orders.get(stop.id)?.status).toBe('active');
+      expect(await rows(second.store)).toEqual([{ step: `stop:remove:${stop.id}`, outcome: 'failed', settled_by: 'read', error_code: 'superseded' }]);
+    });
+
+    it('a move that never arrived, and the stop fired while the process was down: superseded, nothing sent', async () => {
+      const { exchange, pos, stop, second } = await protectLost('editOrder', new Dec(85), false);
+      exchange.orders.set(stop.id, { ...stop, status: 'executed' });
+      pos.status = 'closed';
+      const [state] = await second.executor.resume();
+      expect(state).toMatchObject({ status: 'rejected', code: 'position_not_found' });
+      expect(exchange.callsOf('editOrder')).toHaveLength(1);
+      expect(await rows(second.store)).toEqual([{ step: `stop:move:${stop.id}`, outcome: 'failed', settled_by: 'read', error_code: 'superseded' }]);
+    });
   });
 
   it('a resubmitted intent after a restart reuses the stored request too', async () => {
