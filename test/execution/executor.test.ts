@@ -309,6 +309,28 @@ describe('Executor: unknown outcomes', () => {
     expect(exchange.callsOf('createOrder').map((c) => c.key)).toEqual(keys(a, b, a, b));
   });
 
+  it('an identical request resolved earlier no longer counts: a later one giving up takes its own order', async () => {
+    const { exchange, executor } = setup({ retry: { maxAttempts: 1 } });
+    const earlier = await executor.submit(openIntent({ entry: { type: 'limit', price: new Dec(95) } }));
+    exchange.fail('createOrder', { kind: 'timeout-after' });
+    const later = await executor.submit(openIntent({ entry: { type: 'limit', price: new Dec(95) } }));
+    expect(later.status).toBe('done');
+    expect(later.requests[0]).toMatchObject({ outcome: 'ok', settledBy: 'read' });
+    expect(new Set([earlier.orders[0]?.id, later.orders[0]?.id])).toEqual(new Set(exchange.orders.keys()));
+    expect(exchange.orders.size).toBe(2);
+  });
+
+  it('an error that is neither a refusal nor transient (a bug) is not retried: failed, its request settled by reading', async () => {
+    const { exchange, executor } = setup();
+    exchange.fail('createOrder', { kind: 'bug' });
+    const state = await executor.submit(openIntent({ entry: { type: 'limit', price: new Dec(95) } }));
+    expect(state).toMatchObject({ status: 'failed', code: 'executor_error', reason: 'injected adapter bug' });
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+    // Whether it went out is not known; the read finds nothing, so it never acted and is not wanted now.
+    expect(state.requests[0]).toMatchObject({ outcome: 'failed', errorCode: 'superseded', settledBy: 'read' });
+    expect(exchange.callsOf('listActiveOrders')).toHaveLength(1);
+  });
+
   it('with no replay to trust (a margin of the whole window), a timeout after the venue acted is settled by reading', async () => {
     const { exchange, executor } = setup({ replayMarginMs: 60 * 60_000 });
     exchange.idempotency = false; // a resend would place a second order: only reading can tell
@@ -495,6 +517,8 @@ describe('Executor: queues', () => {
     const short = await run(999);
     expect(short.calls).toHaveLength(1);
     expect(short.states[1]).toMatchObject({ status: 'dropped', code: 'queue_timeout' });
+    // Its request is stored before it waits, and ends failed: no restart settles a request never sent.
+    expect(short.states[1]!.requests[0]).toMatchObject({ outcome: 'failed', errorCode: 'queue_timeout' });
     // Dropped when the gate named the wait, not after sleeping through it.
     expect(short.states[1]!.reason).toBe('waited 0 ms in the write queue (max 999)');
   });

@@ -28,7 +28,9 @@ export type Fault =
   | { kind: 'rate'; retryAt: number; bucket?: 'read' | 'write' }
   | { kind: 'in-flight' }
   | { kind: 'refuse'; status: number; code: string }
-  | { kind: 'hold'; until: Promise<void>; after?: boolean };
+  | { kind: 'hold'; until: Promise<void>; after?: boolean }
+  /** Neither a refusal nor a transient failure: a bug in an adapter, thrown before anything is sent. */
+  | { kind: 'bug' };
 
 export interface Call {
   op: string;
@@ -102,6 +104,8 @@ export class FakeExchange implements Exchange {
       case 'hold':
         if (!fault.after) await fault.until;
         return fault;
+      case 'bug':
+        throw new TypeError('injected adapter bug');
       case 'timeout-after':
         return fault;
     }

@@ -309,15 +309,26 @@ describe('Executor: restart on the same database', () => {
     const first = await executorOn();
     const intent = openIntent({ entry: { type: 'limit', price: new Dec(97) } });
     expect((await first.executor.submit(intent)).status).toBe('done');
+    await first.store.flush();
     const second = await executorOn();
     const again = await second.executor.submit(intent);
     expect(again.status).toBe('done');
-    // The first store's last batch (the answer) may not be on disk yet: then the stored request is
-    // sent again under its key and replayed. Either way one order, from the stored arguments.
-    expect(exchange.orders.size).toBe(1);
-    const calls = exchange.callsOf('createOrder');
-    expect(new Set(calls.map((c) => c.key))).toEqual(new Set([idempotencyKey(intent.id, 'create')]));
-    for (const c of calls) expect((c.args[0] as CreateOrderRequest).triggerPrice?.toFixed()).toBe('97');
+    // The stored answer is the result: nothing is sent again.
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
+    expect(again.orders.map((o) => o.id)).toEqual([...exchange.orders.keys()]);
+    expect((exchange.callsOf('createOrder')[0]?.args[0] as CreateOrderRequest).triggerPrice?.toFixed()).toBe('97');
+  });
+
+  it('a resubmitted intent whose request the venue refused is rejected again with its code, nothing sent', async () => {
+    const { exchange, executorOn } = await world();
+    const first = await executorOn();
+    exchange.fail('createOrder', { kind: 'refuse', status: 400, code: 'amount_not_positive' });
+    const intent = openIntent({ entry: { type: 'limit', price: new Dec(97) } });
+    expect(await first.executor.submit(intent)).toMatchObject({ status: 'rejected', code: 'amount_not_positive' });
+    await first.store.flush();
+    const second = await executorOn();
+    expect(await second.executor.submit(intent)).toMatchObject({ status: 'rejected', code: 'amount_not_positive' });
+    expect(exchange.callsOf('createOrder')).toHaveLength(1);
   });
 
   it('an unfinished intent submitted again before resume() runs once: resume leaves it to the submission', async () => {
