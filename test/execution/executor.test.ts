@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CreateOrderRequest } from '../../src/api/types.js';
 import { Dec } from '../../src/core/decimal.js';
+import { ServerError, UnauthorizedError } from '../../src/api/errors.js';
 import { ConfigError } from '../../src/core/errors.js';
 import type { ExecutorOptions } from '../../src/execution/executor.js';
 import { idempotencyKey } from '../../src/execution/idempotency.js';
@@ -672,6 +673,39 @@ describe('Executor: tracking', () => {
     expect(state).toMatchObject({ status: 'rejected', code: 'market_not_found' });
     expect(exchange.callsOf('listMarkets')).toHaveLength(2);
     expect(exchange.callsOf('createOrder')).toHaveLength(1);
+  });
+});
+
+describe('Executor: what it tells its callers', () => {
+  it('a move marks the replaced stop on every intent that tracks it, and tells each of them', async () => {
+    const { exchange, executor } = setup();
+    const pos = exchange.addPosition({ direction: 'long', size: new Dec(1) });
+    const a = await executor.submit(protectIntent({ positionId: pos.idx, stopLoss: new Dec(80) }));
+    const stop = a.orders[0]!;
+    const seen: IntentUpdate[] = [];
+    executor.updates$.subscribe((u) => seen.push(u));
+    const b = await executor.submit(protectIntent({ positionId: pos.idx, stopLoss: new Dec(85) }));
+    const replacement = b.orders.find((o) => o.replaces === stop.id);
+    expect(replacement?.order.triggerPrice.toFixed()).toBe('85');
+    const before = executor.state(a.intent.id)!.orders[0]!;
+    expect(before).toMatchObject({ id: stop.id, replacedBy: replacement?.id });
+    expect(before.order.status).toBe('canceled_by_update');
+    const told = seen.filter((u) => u.state.intent.id === a.intent.id);
+    expect(told.map((u) => u.kind)).toEqual(['order']);
+    expect(told[0]?.state.orders[0]?.order.status).toBe('canceled_by_update');
+    // The mover itself: each change once (the edit's answer, then the original and its replacement seen).
+    const own = seen.filter((u) => u.state.intent.id === b.intent.id).map((u) => u.kind);
+    expect(own).toEqual(['queued', 'working', 'request', 'order', 'order', 'final']);
+  });
+
+  it("reconcile() rejects with the venue's own error, not the executor's", async () => {
+    const { exchange, executor } = setup();
+    exchange.fail('listActiveOrders', { kind: 'refuse', status: 401, code: 'unauthorized' });
+    await expect(executor.reconcile('acc-1')).rejects.toBeInstanceOf(UnauthorizedError);
+    // Transient failures until the read gives up: the last of them.
+    exchange.fail('listActiveOrders', ...Array.from({ length: 6 }, () => ({ kind: 'server' as const })));
+    await expect(executor.reconcile('acc-1')).rejects.toBeInstanceOf(ServerError);
+    expect(exchange.callsOf('listActiveOrders')).toHaveLength(7);
   });
 });
 
