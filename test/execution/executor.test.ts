@@ -428,10 +428,12 @@ describe('Executor: unknown outcomes', () => {
 
   it('a lost cancel is settled by reading; a lost edit finds its replacement', async () => {
     const { exchange, executor } = setup();
+    exchange.addOrder({ type: 'limit', direction: 'long', amount: new Dec(10), triggerPrice: new Dec(94) }); // another, still active
     const o = exchange.addOrder({ type: 'limit', direction: 'long', amount: new Dec(10), triggerPrice: new Dec(95) });
     exchange.fail('cancelOrder', { kind: 'timeout-after' });
     const c = await executor.submit(cancelIntent(o.id));
     expect(c.status).toBe('done');
+    expect(c.requests[0]).toMatchObject({ outcome: 'ok', settledBy: 'read' });
     expect(exchange.callsOf('cancelOrder')).toHaveLength(1);
 
     const pos = exchange.addPosition({ direction: 'long', size: new Dec(1) });
@@ -442,6 +444,16 @@ describe('Executor: unknown outcomes', () => {
     expect(exchange.callsOf('editOrder')).toHaveLength(1);
     const replacement = p.orders.find((t) => t.replaces === stop.id);
     expect(replacement && exchange.orders.get(replacement.id)?.triggerPrice.toFixed()).toBe('85');
+  });
+
+  it('a lost cancel that never arrived: the order still active, so the cancel is sent again, once', async () => {
+    const { exchange, executor } = setup();
+    const o = exchange.addOrder({ type: 'limit', direction: 'long', amount: new Dec(10), triggerPrice: new Dec(95) });
+    exchange.fail('cancelOrder', { kind: 'timeout-before' });
+    const c = await executor.submit(cancelIntent(o.id));
+    expect(c.status).toBe('done');
+    expect(exchange.callsOf('cancelOrder').map((call) => call.args[0])).toEqual([o.id, o.id]);
+    expect(exchange.orders.get(o.id)?.status).toBe('canceled');
   });
 
   it('a lost edit that never arrived: the original still active, so the edit is sent again, once', async () => {
@@ -696,6 +708,18 @@ describe('Executor: what it tells its callers', () => {
     // The mover itself: each change once (the edit's answer, then the original and its replacement seen).
     const own = seen.filter((u) => u.state.intent.id === b.intent.id).map((u) => u.kind);
     expect(own).toEqual(['queued', 'working', 'request', 'order', 'order', 'final']);
+  });
+
+  it('a cancel marks the order canceled on the intent that placed it, and tells it', async () => {
+    const { exchange, executor } = setup();
+    const open = await executor.submit(openIntent({ entry: { type: 'limit', price: new Dec(95) } }));
+    const seen: IntentUpdate[] = [];
+    executor.updates$.subscribe((u) => seen.push(u));
+    expect((await executor.submit(cancelIntent(open.orders[0]!.id))).status).toBe('done');
+    expect(exchange.orders.get(open.orders[0]!.id)?.status).toBe('canceled');
+    expect(executor.state(open.intent.id)?.orders[0]?.order.status).toBe('canceled');
+    const told = seen.filter((u) => u.state.intent.id === open.intent.id);
+    expect(told.map((u) => u.kind)).toEqual(['order']);
   });
 
   it("reconcile() rejects with the venue's own error, not the executor's", async () => {
