@@ -210,7 +210,7 @@ describe('Executor: restart on the same database', () => {
     expect(ended?.status).toBe('rejected');
     expect(exchange.callsOf('createOrder')).toHaveLength(6);
     await second.store.flush();
-    // Minutes later, well inside the window: the intent's plan is over, so its request is read, not replayed.
+    // Seconds later, well inside the window: the intent's plan is over, so its request is read, not replayed.
     const third = await executorOn();
     const [settled] = await third.executor.resume();
     expect(settled?.orders.map((o) => o.id)).toEqual([...exchange.orders.keys()]);
