@@ -382,7 +382,7 @@ export class Executor {
 
   async #reconcile(accountId: string): Promise<void> {
     const probe = this.#probe(accountId);
-    const active = await this.#read(probe, 'listActiveOrders', () => this.#exchange.listActiveOrders(accountId));
+    const active = await this.#activeOrders(probe);
     this.applyOrders(active);
     const assets = new Set<string>();
     for (const e of this.#entries.values()) {
@@ -511,27 +511,20 @@ export class Executor {
   }
 
   async #settleLeftover(entry: Entry, rec: RequestRecord): Promise<SettleResult<unknown>> {
-    const accountId = entry.intent.accountId;
-    const active = () => this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(accountId));
     switch (rec.operation) {
       case 'createOrder':
         return this.#createSpec(entry, rec.step, rec.args).settle!(rec, true);
-      case 'cancelOrder': {
-        const orderId = String(rec.args[0]);
-        const still = (await active()).some((o) => o.id === orderId && o.status === 'active');
-        return still ? { found: false } : { found: true, value: undefined };
-      }
+      case 'cancelOrder':
+        return (await this.#stillActive(entry, String(rec.args[0]))) ? { found: false } : { found: true, value: undefined };
       case 'editOrder': {
-        // Step `${type}:move:${orderId}`: the replacement is an order of that type at the requested trigger.
-        const orderId = String(rec.args[0]);
+        // Step `${type}:move:${orderId}`: the replacement is an order of that type at the requested
+        // trigger. The original is out of the book by now, so its id and type are all there is to match.
+        const original = { id: String(rec.args[0]), type: rec.step.split(':')[0] as Order['type'] };
         const trigger = (rec.args[1] as EditOrderRequest | undefined)?.triggerPrice;
-        const type = rec.step.split(':')[0];
-        const orders = await active();
-        if (orders.some((o) => o.id === orderId && o.status === 'active') || trigger === undefined) return { found: false };
+        const orders = await this.#activeOrders(entry);
+        if (isActiveIn(orders, original.id) || trigger === undefined) return { found: false };
         const since = rec.storedAt - this.#skewMs;
-        const matches = (o: Order) =>
-          o.id !== orderId && !this.#claimed.has(o.id) && o.type === type && o.createdAt.getTime() >= since &&
-          (o.triggerPrice.eq(trigger) || (o.requestedTriggerPrice?.eq(trigger) ?? false));
+        const matches = (o: Order) => !this.#claimed.has(o.id) && orderMatchesEdit(o, original, trigger, since);
         // As in #move: asked again after the history's reads, and claimed as it is chosen.
         const hit = orders.find(matches) ?? (await this.#historyAll(entry, since, matches)).find(matches);
         return hit ? { found: true, value: this.#claim(hit) } : { found: false };
@@ -580,7 +573,7 @@ export class Executor {
 
   async #runProtect(entry: Entry, intent: ProtectIntent): Promise<void> {
     const position = await this.#findPosition(entry, intent.positionId, intent.direction);
-    const active = await this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(intent.accountId));
+    const active = await this.#activeOrders(entry);
     const mine = active.filter((o) => o.positionId === position.idx && o.status === 'active');
     for (const [leg, type] of [['stopLoss', 'stop'], ['takeProfit', 'take']] as const) {
       const want = intent[leg];
@@ -643,8 +636,8 @@ export class Executor {
       operation: 'editOrder',
       args,
       settle: async (record) => {
-        const active = await this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(original.trader));
-        if (active.some((o) => o.id === original.id && o.status === 'active')) return { found: false };
+        const active = await this.#activeOrders(entry);
+        if (isActiveIn(active, original.id)) return { found: false };
         const since = record.storedAt - this.#skewMs;
         const claimable = (o: Order) => !this.#claimed.has(o.id) && orderMatchesEdit(o, original, trigger, since);
         // Claimed as it is chosen, with no await between: another settle can not choose it too.
@@ -662,11 +655,7 @@ export class Executor {
   }
 
   async #cancelStep(entry: Entry, step: string, orderId: string): Promise<void> {
-    const accountId = entry.intent.accountId;
-    const stillActive = async (): Promise<boolean> => {
-      const active = await this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(accountId));
-      return active.some((o) => o.id === orderId && o.status === 'active');
-    };
+    const stillActive = () => this.#stillActive(entry, orderId);
     await this.#write<void>(entry, {
       step,
       operation: 'cancelOrder',
@@ -694,19 +683,19 @@ export class Executor {
       operation: 'createOrder',
       args,
       settle: async (record, last) => {
-        const window = REPLAY_WINDOW_MS.createOrder ?? 0;
+        const windowMs = REPLAY_WINDOW_MS.createOrder ?? 0;
         // The key's replay decides while it can still reach the venue inside the window.
-        if (!last && this.#clock.now() + this.#replayMarginMs < record.storedAt + window) return { found: false };
+        if (!last && this.#clock.now() + this.#replayMarginMs < record.storedAt + windowMs) return { found: false };
         const shape = shapeOf(request);
         const since = record.storedAt - this.#skewMs;
         const matches = (o: Order) => !this.#claimed.has(o.id) && orderMatchesRequest(o, request, since);
-        const active = await this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(request.accountId));
+        const active = await this.#activeOrders(entry);
         const history = await this.#historyAll(entry, since, matches);
         // Matched after the last read: another settle may have claimed an order while this one read.
         // From here to the claim below nothing awaits, so two settles can never choose the same order.
         const candidates = [...active, ...history].filter(matches);
         candidates.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
-        const inWindow = this.#clock.now() < record.storedAt + window;
+        const inWindow = this.#clock.now() < record.storedAt + windowMs;
         const othersUnresolved = (this.#unresolved.get(shape) ?? 0) > 1;
         // Two candidates, or another identical request not resolved yet: only a key's replay can tell
         // whose, so inside the window a read takes none (after it, the first unclaimed is all there is).
@@ -970,6 +959,16 @@ export class Executor {
     return found;
   }
 
+  /** The intent's account's active orders, through the read queue. */
+  #activeOrders(entry: Entry): Promise<Order[]> {
+    return this.#read(entry, 'listActiveOrders', () => this.#exchange.listActiveOrders(entry.intent.accountId));
+  }
+
+  /** Whether the venue still lists the order as active: a cancel in doubt acted if not. */
+  async #stillActive(entry: Entry, orderId: string): Promise<boolean> {
+    return isActiveIn(await this.#activeOrders(entry), orderId);
+  }
+
   /** Orders of the intent's market history created since `since` that satisfy `pred` (newest pages first). */
   async #historyAll(entry: Entry, since: number, pred: (o: Order) => boolean): Promise<Order[]> {
     const { accountId, asset } = entry.intent;
@@ -1096,6 +1095,10 @@ export class Executor {
       updatedAt: entry.updatedAt,
     };
   }
+}
+
+function isActiveIn(orders: readonly Order[], orderId: string): boolean {
+  return orders.some((o) => o.id === orderId && o.status === 'active');
 }
 
 function isIdempotent(value: unknown): value is Idempotent<unknown> {

@@ -23,4 +23,5 @@ export {
   orderMatchesRequest,
   orderMatchesEdit,
 } from './requests.js';
+export type { EditedOrder } from './requests.js';
 export type { IntentState, IntentUpdate, IntentUpdateKind, TrackedOrder, RequestSummary } from './types.js';

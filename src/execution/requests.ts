@@ -117,14 +117,20 @@ export function orderMatchesRequest(order: Order, req: CreateOrderRequest, since
   return true;
 }
 
+/**
+ * What is known of the order an edit replaces: all of it while the edit runs; after a restart only
+ * its id and type (it is out of the book and the history by then), and the fields left out are not compared.
+ */
+export type EditedOrder = Pick<Order, 'id' | 'type'> & Partial<Pick<Order, 'trader' | 'market' | 'positionId'>>;
+
 /** The order an edit produced: same position and type, the new trigger, created since the edit was stored. */
-export function orderMatchesEdit(order: Order, original: Order, trigger: Decimal, sinceMs: number): boolean {
+export function orderMatchesEdit(order: Order, original: EditedOrder, trigger: Decimal, sinceMs: number): boolean {
   return (
     order.id !== original.id &&
-    order.trader === original.trader &&
-    order.market === original.market &&
+    (original.trader === undefined || order.trader === original.trader) &&
+    (original.market === undefined || order.market === original.market) &&
     order.type === original.type &&
-    order.positionId === original.positionId &&
+    (original.positionId === undefined || order.positionId === original.positionId) &&
     order.createdAt.getTime() >= sinceMs &&
     (order.triggerPrice.eq(trigger) || (order.requestedTriggerPrice?.eq(trigger) ?? false))
   );

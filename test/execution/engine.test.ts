@@ -31,7 +31,24 @@ function world(options: Partial<ExecutorOptions> = {}) {
   });
   let n = 0;
   const base = () => ({ id: `e-${++n}`, strategy: 'test', accountId: account.accountId, asset: 'BTC', createdAt: engine.now() });
-  return { engine, market, account, faulty, executor, base, ex: engine.exchangeFor(user) };
+  /** A small long entry: the identical requests below are made of it. */
+  const smallEntry = (entry: OpenIntent['entry']): OpenIntent => ({
+    ...base(), kind: 'open', direction: 'long', entry, sizing: { kind: 'quote', amount: new Dec(50) }, leverage: new Dec(2),
+  });
+  return { engine, market, account, faulty, executor, base, smallEntry, ex: engine.exchangeFor(user) };
+}
+
+type World = ReturnType<typeof world>;
+
+/**
+ * The user's own order from the web, placed a second before ours and matching our limit entry field
+ * for field; `ours` is that entry, made at the engine's time after it.
+ */
+async function theirsFirst({ smallEntry, ex, market, engine }: World) {
+  const intent = smallEntry({ type: 'limit', price: new Dec(95) });
+  const theirs = (await ex.createOrder(openRequest(intent, market.id))).value;
+  engine.advanceTo(engine.now() + 1_000);
+  return { theirs, ours: { ...intent, createdAt: engine.now() } };
 }
 
 describe('Executor on the local engine', () => {
@@ -76,12 +93,9 @@ describe('Executor on the local engine', () => {
   });
 
   it('two identical entries both lost after acting: each adopts its own order via the key replay', async () => {
-    const { executor, base, ex, account, faulty } = world();
+    const { executor, smallEntry, ex, account, faulty } = world();
     faulty.fail('createOrder', { kind: 'timeout-after' }, { kind: 'timeout-after' });
-    const make = (): OrderIntent => ({
-      ...base(), kind: 'open', direction: 'long', entry: { type: 'market' },
-      sizing: { kind: 'quote', amount: new Dec(50) }, leverage: new Dec(2),
-    });
+    const make = () => smallEntry({ type: 'market' });
     const [a, b] = await Promise.all([executor.submit(make()), executor.submit(make())]);
     expect([a.status, b.status]).toEqual(['done', 'done']);
     const history = await ex.listOrderHistory(account.accountId, 'BTC', { limit: 100 });
@@ -93,12 +107,9 @@ describe('Executor on the local engine', () => {
     // One order in the book and two identical requests settling: reading cannot tell whose it is. Had
     // the second taken it, the first's key replay would answer with the same order: two intents done
     // on one order, one entry lost.
-    const { executor, base, ex, account, faulty } = world();
+    const { executor, smallEntry, ex, account, faulty } = world();
     faulty.fail('createOrder', { kind: 'timeout-after' }, { kind: 'timeout-before' });
-    const make = (): OrderIntent => ({
-      ...base(), kind: 'open', direction: 'long', entry: { type: 'limit', price: new Dec(95) },
-      sizing: { kind: 'quote', amount: new Dec(50) }, leverage: new Dec(2),
-    });
+    const make = () => smallEntry({ type: 'limit', price: new Dec(95) });
     const [a, b] = await Promise.all([executor.submit(make()), executor.submit(make())]);
     expect([a.status, b.status]).toEqual(['done', 'done']);
     const active = await ex.listActiveOrders(account.accountId);
@@ -109,22 +120,18 @@ describe('Executor on the local engine', () => {
     expect(new Set(keys).size).toBe(2);
   });
 
-  // The user's own order from the web, a second before ours, matches our request field for field.
-  // Ours in the book too: two candidates, and only the key's replay says which is ours. Ours never
-  // arrived: one candidate, and a read would take the user's order for ours, leave our entry unplaced
-  // and put the user's order under the bot's management; inside the window the key's replay decides,
-  // and a request the venue never saw is placed by it.
+  // The user's order placed a second before ours (theirsFirst). Ours in the book too: two
+  // candidates, and only the key's replay says which is ours. Ours never arrived: one candidate, and
+  // a read would take the user's order for ours, leave our entry unplaced and put the user's order
+  // under the bot's management; inside the window the key's replay decides, and a request the venue
+  // never saw is placed by it.
   for (const [fault, settledBy] of [['timeout-after', 'replay'], ['timeout-before', 'response']] as const) {
     it(`an identical order someone else placed just before is not taken for ours (${fault}): settled by ${settledBy}`, async () => {
-      const { executor, base, ex, account, market, engine, faulty } = world();
-      const intent: OpenIntent = {
-        ...base(), kind: 'open', direction: 'long', entry: { type: 'limit', price: new Dec(95) },
-        sizing: { kind: 'quote', amount: new Dec(50) }, leverage: new Dec(2),
-      };
-      const theirs = (await ex.createOrder(openRequest(intent, market.id))).value;
-      engine.advanceTo(engine.now() + 1_000);
+      const w = world();
+      const { executor, ex, account, faulty } = w;
+      const { theirs, ours } = await theirsFirst(w);
       faulty.fail('createOrder', { kind: fault });
-      const state = await executor.submit({ ...intent, createdAt: engine.now() });
+      const state = await executor.submit(ours);
       expect(state.status).toBe('done');
       const active = (await ex.listActiveOrders(account.accountId)).filter((o) => o.type === 'limit');
       expect(active).toHaveLength(2);
@@ -137,15 +144,11 @@ describe('Executor on the local engine', () => {
   it('a last read that finds ours and an identical order someone else placed takes neither', async () => {
     // The attempts are spent, so no replay can say which is ours; the older is the user's, and taking
     // it would put it under the bot's management.
-    const { executor, base, ex, account, market, engine, faulty } = world({ retry: { maxAttempts: 1 } });
-    const intent: OpenIntent = {
-      ...base(), kind: 'open', direction: 'long', entry: { type: 'limit', price: new Dec(95) },
-      sizing: { kind: 'quote', amount: new Dec(50) }, leverage: new Dec(2),
-    };
-    const theirs = (await ex.createOrder(openRequest(intent, market.id))).value;
-    engine.advanceTo(engine.now() + 1_000);
+    const w = world({ retry: { maxAttempts: 1 } });
+    const { executor, ex, account, faulty } = w;
+    const { theirs, ours } = await theirsFirst(w);
     faulty.fail('createOrder', { kind: 'timeout-after' });
-    const state = await executor.submit({ ...intent, createdAt: engine.now() });
+    const state = await executor.submit(ours);
     expect((await ex.listActiveOrders(account.accountId)).filter((o) => o.type === 'limit')).toHaveLength(2);
     expect(faulty.callsOf('listActiveOrders').length).toBeGreaterThan(0);
     expect(state).toMatchObject({ status: 'failed', code: 'retries_exhausted' });

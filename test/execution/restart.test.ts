@@ -42,6 +42,10 @@ async function world() {
   return { clock, exchange, executorOn };
 }
 
+/** The next `n` reads of the active orders refused (403): a settle that must read fails. */
+const refuseReads = (exchange: FakeExchange, n: number) =>
+  exchange.fail('listActiveOrders', ...Array.from({ length: n }, () => ({ kind: 'refuse' as const, status: 403, code: 'forbidden' })));
+
 const until = async (cond: () => boolean) => {
   while (!cond()) await new Promise((r) => setImmediate(r));
 };
@@ -173,7 +177,7 @@ describe('Executor: restart on the same database', () => {
     // Past the key's window only reading can settle, and the next start cannot read the orders: the
     // plan's settle and the leftover settle both fail.
     w.clock.advance(2 * 60 * 60_000);
-    exchange.fail('listActiveOrders', { kind: 'refuse', status: 403, code: 'forbidden' }, { kind: 'refuse', status: 403, code: 'forbidden' });
+    refuseReads(exchange, 2);
     const second = await executorOn();
     const [ended] = await second.executor.resume();
     expect(ended?.status).toBe('rejected');
@@ -204,7 +208,7 @@ describe('Executor: restart on the same database', () => {
     // its reads are refused: the intent ends with the request in doubt.
     const lost = Array.from({ length: 5 }, () => ({ kind: 'timeout-after' as const }));
     exchange.fail('createOrder', ...lost);
-    exchange.fail('listActiveOrders', { kind: 'refuse', status: 403, code: 'forbidden' }, { kind: 'refuse', status: 403, code: 'forbidden' });
+    refuseReads(exchange, 2);
     const second = await executorOn();
     const [ended] = await second.executor.resume();
     expect(ended?.status).toBe('rejected');
