@@ -55,6 +55,7 @@ import {
   protectiveRequest,
   sameTrailing,
   trailingRequest,
+  type EditedOrder,
 } from './requests.js';
 import { DEFAULT_RETRY_POLICY, isUnknownOutcome, retryDelay, validateRetryPolicy, type RetryPolicy } from './retry.js';
 import type { IntentState, IntentUpdate, IntentUpdateKind, TrackedOrder } from './types.js';
@@ -174,6 +175,8 @@ interface WriteSpec<T> {
   step: string;
   operation: 'createOrder' | 'editOrder' | 'cancelOrder' | 'closeAllAccount' | 'closeAllPositions';
   args: unknown[];
+  /** An edit's order as it stands now, stored with the request (see `RequestRecord.editedOrder`). */
+  editedOrder?: EditedOrder;
   /**
    * Find out whether a request whose answer was lost acted; `found:false` means send again (with the
    * same key). `last`: no send follows (retries spent, or a leftover whose plan is over), so a keyed
@@ -517,9 +520,10 @@ export class Executor {
       case 'cancelOrder':
         return (await this.#stillActive(entry, String(rec.args[0]))) ? { found: false } : { found: true, value: undefined };
       case 'editOrder': {
-        // Step `${type}:move:${orderId}`: the replacement is an order of that type at the requested
-        // trigger. The original is out of the book by now, so its id and type are all there is to match.
-        const original = { id: String(rec.args[0]), type: rec.step.split(':')[0] as Order['type'] };
+        // The replacement is an order of the original's position and type at the requested trigger.
+        // The original is out of the book by now: what the request stored of it is what there is to
+        // match (from step `${type}:move:${orderId}`, its id and type, for a request stored without it).
+        const original = rec.editedOrder ?? { id: String(rec.args[0]), type: rec.step.split(':')[0] as Order['type'] };
         const trigger = (rec.args[1] as EditOrderRequest | undefined)?.triggerPrice;
         const orders = await this.#activeOrders(entry);
         if (isActiveIn(orders, original.id) || trigger === undefined) return { found: false };
@@ -635,6 +639,7 @@ export class Executor {
       step,
       operation: 'editOrder',
       args,
+      editedOrder: { id: original.id, type: original.type, trader: original.trader, market: original.market, positionId: original.positionId },
       settle: async (record) => {
         const active = await this.#activeOrders(entry);
         if (isActiveIn(active, original.id)) return { found: false };
@@ -743,6 +748,7 @@ export class Executor {
         step: spec.step,
         operation: spec.operation,
         args: spec.args,
+        editedOrder: spec.editedOrder ?? null,
         storedAt: this.#clock.now(),
         attempts: 0,
         outcome: 'pending',

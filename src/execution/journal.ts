@@ -6,6 +6,7 @@
 import type { ExchangeOperation } from '../api/exchange.js';
 import type { Order } from '../api/types.js';
 import type { OrderIntent } from '../strategy/intents.js';
+import type { EditedOrder } from './requests.js';
 
 export const INTENT_STATUSES = ['queued', 'working', 'done', 'rejected', 'dropped', 'failed'] as const;
 export type IntentStatus = (typeof INTENT_STATUSES)[number];
@@ -34,6 +35,13 @@ export interface RequestRecord {
   operation: ExchangeOperation;
   /** Arguments of the port call, exactly as sent (a retry or a restart re-sends these). */
   args: unknown[];
+  /**
+   * An edit's order as it stood when the edit was stored: after a restart the order is gone from the
+   * book and the history, and only this tells its replacement from another position's order of the
+   * same type at the same trigger. Null for other operations, and on an edit stored by a propbot
+   * older than the store's version 5.
+   */
+  editedOrder?: EditedOrder | null;
   /** When the key was stored, unix ms (clock of the executor): orders older than this are not ours. */
   storedAt: number;
   attempts: number;

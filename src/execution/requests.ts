@@ -118,8 +118,9 @@ export function orderMatchesRequest(order: Order, req: CreateOrderRequest, since
 }
 
 /**
- * What is known of the order an edit replaces: all of it while the edit runs; after a restart only
- * its id and type (it is out of the book and the history by then), and the fields left out are not compared.
+ * What is known of the order an edit replaces: all of it while the edit runs and, after a restart,
+ * what its request stored (`RequestRecord.editedOrder`; only the id and type for a request an older
+ * propbot stored). Fields left out are not compared.
  */
 export type EditedOrder = Pick<Order, 'id' | 'type'> & Partial<Pick<Order, 'trader' | 'market' | 'positionId'>>;
 

@@ -193,6 +193,14 @@ CREATE INDEX guard_actions_account_time ON guard_actions(account_id, at);
 );
 CREATE INDEX control_actions_at ON control_actions(at);`,
   },
+  {
+    version: 5,
+    name: 'edits keep their order',
+    // An edit's order as it stood when the edit was stored (JSON: id, type, account, market,
+    // position). After a restart the order is out of the book and the history, and this is what tells
+    // its replacement from another position's order at the same trigger. Older rows keep NULL.
+    sql: `ALTER TABLE requests ADD COLUMN edited_order TEXT;`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

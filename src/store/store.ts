@@ -22,6 +22,7 @@ import type {
   RequestRecord,
   UnfinishedIntent,
 } from '../execution/journal.js';
+import type { EditedOrder } from '../execution/requests.js';
 import type { MarketSnapshot } from '../feed/types.js';
 import type { Decision, GuardAction, GuardStateChange } from '../risk/types.js';
 import type { Origin } from '../report/origin.js';
@@ -513,6 +514,7 @@ interface RequestRow {
   error_code: string | null;
   settled_by: string | null;
   finished_at: number | null;
+  edited_order: string | null;
 }
 
 interface OrderRow {
@@ -535,8 +537,8 @@ function intentFromRow(row: IntentRow): IntentRecord {
 
 function requestStatement(r: RequestRecord): Statement {
   return {
-    sql: `INSERT INTO requests (idempotency_key, intent_id, step, operation, args, stored_at, attempts, outcome, result, error_code, settled_by, finished_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    sql: `INSERT INTO requests (idempotency_key, intent_id, step, operation, args, stored_at, attempts, outcome, result, error_code, settled_by, finished_at, edited_order)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT(idempotency_key) DO UPDATE SET attempts = excluded.attempts, outcome = excluded.outcome,
             result = excluded.result, error_code = excluded.error_code, settled_by = excluded.settled_by,
             finished_at = excluded.finished_at`,
@@ -553,6 +555,7 @@ function requestStatement(r: RequestRecord): Statement {
       r.errorCode ?? null,
       r.settledBy ?? null,
       r.finishedAt ?? null,
+      r.editedOrder == null ? null : encodeJson(r.editedOrder),
     ],
   };
 }
@@ -564,6 +567,7 @@ function requestFromRow(row: RequestRow): RequestRecord {
     step: row.step,
     operation: row.operation as ExchangeOperation,
     args: decodeJson<unknown[]>(row.args),
+    editedOrder: row.edited_order === null ? null : decodeJson<EditedOrder>(row.edited_order),
     storedAt: row.stored_at,
     attempts: row.attempts,
     outcome: row.outcome as RequestRecord['outcome'],

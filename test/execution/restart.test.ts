@@ -247,8 +247,11 @@ describe('Executor: restart on the same database', () => {
   });
 
   describe('a step the plan no longer takes after the restart is settled by reading', () => {
-    /** A protect whose `op` acted (or not) and lost its answer in a crash; the next start resumes it. */
-    async function protectLost(op: 'editOrder' | 'cancelOrder', stopLoss: Dec | null, acted: boolean) {
+    /**
+     * A protect whose `op` acted (or not) and lost its answer in a crash; the next start resumes it.
+     * `rival`: another position's stop at the new trigger, created while the process was down.
+     */
+    async function protectLost(op: 'editOrder' | 'cancelOrder', stopLoss: Dec | null, acted: boolean, { rival = true } = {}) {
       const w = await world();
       const { exchange, executorOn } = w;
       const pos = exchange.addPosition({ direction: 'long', size: new Dec(1) });
@@ -257,6 +260,8 @@ describe('Executor: restart on the same database', () => {
       const other = exchange.addPosition({ direction: 'long', size: new Dec(1) });
       exchange.addOrder({ type: 'take', direction: 'long', amount: new Dec(1), positionId: pos.idx, triggerPrice: new Dec(85) });
       exchange.addOrder({ type: 'stop', direction: 'long', amount: new Dec(1), positionId: other.idx, triggerPrice: new Dec(70) });
+      // Of the original stop, only its request's stored copy can say this one is not its replacement.
+      if (rival) exchange.addOrder({ type: 'stop', direction: 'long', amount: new Dec(1), positionId: other.idx, triggerPrice: new Dec(85) });
       const stop = exchange.addOrder({ type: 'stop', direction: 'long', amount: new Dec(1), positionId: pos.idx, triggerPrice: new Dec(80) });
       const first = await executorOn();
       exchange.fail(op, { kind: 'hold', until: gate().until, after: acted });
@@ -276,6 +281,17 @@ describe('Executor: restart on the same database', () => {
       expect(replacement?.triggerPrice.toFixed()).toBe('85');
       expect(state?.orders.find((o) => o.id === replacement?.id)?.replaces).toBe(stop.id);
       expect(exchange.callsOf('editOrder')).toHaveLength(1);
+      expect(await rows(second.store)).toEqual([{ step: `stop:move:${stop.id}`, outcome: 'ok', settled_by: 'read', error_code: null }]);
+    });
+
+    it('a move stored before the store kept its order (an older propbot): matched by the id and type its step names', async () => {
+      const { exchange, stop, second } = await protectLost('editOrder', new Dec(85), true, { rival: false });
+      await second.store.query('UPDATE requests SET edited_order = NULL');
+      const [state] = await second.executor.resume();
+      expect(state?.status).toBe('done');
+      const replacement = [...exchange.orders.values()].find((o) => o.status === 'active' && o.type === 'stop' && o.triggerPrice.eq(85));
+      expect(replacement?.positionId).toBe(stop.positionId);
+      expect(state?.orders.find((o) => o.id === replacement?.id)?.replaces).toBe(stop.id);
       expect(await rows(second.store)).toEqual([{ step: `stop:move:${stop.id}`, outcome: 'ok', settled_by: 'read', error_code: null }]);
     });
 

@@ -200,6 +200,22 @@ describe('Store: records', () => {
     expect(await b.loadUnfinished()).toHaveLength(0);
   });
 
+  it("journal: an edit's request keeps the order it edits, through its updates and a reopen; other requests have none", async () => {
+    const file = dbFile();
+    const a = await Store.open({ file });
+    a.saveIntent({ intent, status: 'working', code: null, reason: null, updatedAt: 2 });
+    const edited = { id: 'o-1', type: 'stop' as const, trader: 'acc-1', market: 'm-1', positionId: 'p-1' };
+    const move = { key: 'k-move', intentId: intent.id, step: 'stop:move:o-1', operation: 'editOrder' as const, args: ['o-1', { triggerPrice: new Dec(85) }], storedAt: 3 };
+    await a.beginRequest({ ...move, editedOrder: edited, attempts: 0, outcome: 'pending' });
+    await a.beginRequest({ key: 'k-create', intentId: intent.id, step: 'create', operation: 'createOrder', args: [], storedAt: 3, attempts: 0, outcome: 'pending' });
+    a.updateRequest({ ...move, attempts: 1, outcome: 'unknown', errorCode: 'request_timeout' });
+    await a.close();
+
+    const b = await open(file);
+    expect(await b.findRequest('k-move')).toMatchObject({ outcome: 'unknown', editedOrder: edited });
+    expect((await b.findRequest('k-create'))?.editedOrder).toBeNull();
+  });
+
   it('guard decisions keep their reasons', async () => {
     const store = await open(dbFile());
     store.recordDecision({ verdict: 'denied', intent, at: 5, code: 'daily_drawdown_headroom', reason: 'loss 4.9% of 5%', rule: 'daily-drawdown' });
