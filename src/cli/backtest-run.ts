@@ -186,14 +186,26 @@ function summaryTable(json: ReportSummaryJson, written: { json: string; html: st
     ['denials', `${json.denials.total}${json.denials.total ? ` (${Object.entries(json.denials.byCode).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`],
   ];
   if (c) {
-    rows.push(['challenge', `${c.phase}: ${c.passed ? 'PASSED' : c.failedRule ? `FAILED by ${c.failedRule} at ${c.failedAt}` : 'not passed'}`]);
-    rows.push(['days', `${c.tradingDays} trading, ${c.profitableDays} profitable${c.daysToTarget !== null ? `, target on day ${c.daysToTarget}` : ''}`]);
+    rows.push(['challenge', `${c.phase}: ${c.passed ? 'PASSED' : c.failedRule ? `FAILED by ${c.failedRule} at ${c.failedAt}` : `not passed${unmet(c)}`}`]);
+    const profitable = `${c.profitableDays} profitable (pnl ≥ ${c.rules.profitableDayPct}% of the initial balance)`;
+    rows.push(['days', `${c.tradingDays} trading, ${profitable}${c.daysToTarget !== null ? `, target on day ${c.daysToTarget}` : ''}`]);
   }
   for (const d of json.data) rows.push([`data ${d.market}`, dataLines(d).join(`\n${' '.repeat(18)}`)]);
   rows.push(['speed', `${json.perf.candles} candles, ${json.perf.snapshots} snapshots (${json.perf.quietSteps} quiet) in ${json.perf.wallMs} ms`]);
   rows.push(['report', `${written.html}\n${' '.repeat(18)}${written.json}`]);
   const width = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n';
+}
+
+/** What a run that neither passed nor failed still lacks, as the phase's rules ask it: ` (…; …)`. */
+export function unmet(c: NonNullable<ReportSummaryJson['challenge']>): string {
+  const lacks: string[] = [];
+  if (c.rules.profitTargetPct !== null && c.targetReachedAt === null) lacks.push(`profit target +${c.rules.profitTargetPct}% not reached`);
+  if (c.rules.minProfitableDays !== null && c.profitableDays < c.rules.minProfitableDays) {
+    lacks.push(`${c.profitableDays} of ${c.rules.minProfitableDays} profitable days`);
+  }
+  if (c.consistencyMet === false) lacks.push(`best day ${c.bestDayShare}% of the profit, over the ${c.rules.consistencyLimitPct}% consistency limit`);
+  return lacks.length > 0 ? ` (${lacks.join('; ')})` : '';
 }
 
 /** Lines shown in the console for one data file: how it was read, then its first bad rows and gaps. */

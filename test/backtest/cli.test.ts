@@ -71,7 +71,11 @@ describe('propbot backtest', () => {
     const r = await propbot(['backtest', '--strategy', 'sma-cross', '--data', COINBASE_BTC_1H, '--from', '2019-09-01', '--params', '{"period":"1h"}', '--out', out]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^final equity\s+\d/m);
-    expect(r.stdout).toMatch(/^challenge\s+active_evaluation: /m);
+    // What the phase still lacks, and what a profitable day is, from report.json's challenge.
+    const { challenge } = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
+    expect(challenge).toMatchObject({ passed: false, failedRule: null, targetReachedAt: null, profitableDays: 0 });
+    expect(r.stdout).toMatch(/^challenge\s+active_evaluation: not passed \(profit target \+5% not reached; 0 of 3 profitable days\)$/m);
+    expect(r.stdout).toMatch(/^days\s+\d+ trading, 0 profitable \(pnl ≥ 0\.5% of the initial balance\)$/m);
     expect(existsSync(path.join(out, 'report.html'))).toBe(true);
   });
 
