@@ -5,7 +5,8 @@
  */
 import { fileURLToPath } from 'node:url';
 
-const FRAME = /\(?((?:file:\/\/)?\/[^():]+|[A-Za-z]:\\[^():]+):(\d+):(\d+)\)?\s*$/;
+// A path starts a frame's place (after "at " or "("): inside `node:internal/…` it would match a piece.
+const FRAME = /(?:^|[\s(])((?:file:\/\/)?\/[^():]+|[A-Za-z]:\\[^():]+):(\d+):(\d+)\)?\s*$/;
 const PROPBOT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** `file:line:column` of the user's frame in `error`'s stack, or null when it has none. */

@@ -13,6 +13,7 @@ import { errorLocation } from './error-location.js';
 import { parseParams } from './params.js';
 import { importDirect, type PropbotUrls } from './plugin-direct.js';
 import type { PluginHooksData } from './plugin-hooks.js';
+import { syntaxErrorPlace } from './syntax-error.js';
 
 export interface LoadedStrategy {
   readonly strategy: Strategy;
@@ -111,6 +112,8 @@ async function importPlugin(file: string, where: { file?: string }): Promise<unk
     await usePluginHooks();
     return await import(pathToFileURL(file).href);
   } catch (error) {
+    const syntax = await syntaxErrorPlace(error, file);
+    if (syntax) throw new ConfigError('strategy', `${syntax.at}: syntax error: ${syntax.text}${syntax.lineText ? ` (\`${syntax.lineText}\`)` : ''}`, where);
     const at = errorLocation(error, file);
     throw new ConfigError('strategy', `${file}: failed to load: ${(error as Error)?.message ?? String(error)}${at ? ` (${at})` : ''}`, where);
   }

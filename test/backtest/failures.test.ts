@@ -95,6 +95,20 @@ describe('propbot backtest: a strategy that throws', () => {
   });
 });
 
+describe('propbot backtest: a plugin that does not parse', () => {
+  // Line 5, column 26 (from 1) is the ";" after "+": the place an editor jumps to.
+  const body = "import { defineStrategy } from 'propbot';\n\nexport default defineStrategy({\n  name: 'typo', version: '1.0.0', assets: ['ORCL'],\n  setup() { const x = 1 +; return null; },\n});\n";
+
+  it.each(['typo.ts', 'typo.mjs'])('%s: exit 2 before the run, with file:line:column, what is wrong and the line', async (name) => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, name), body);
+    const r = await propbot(['backtest', '--strategy', `./${name}`, '--data', `ORCL=${ORCL}`, '--out', path.join(dir, 'out')], dir);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim()).toBe(`propbot: strategy: ${path.join(dir, name)}:5:26: syntax error: Unexpected ";" (\`setup() { const x = 1 +; return null; },\`)`);
+  });
+});
+
 describe('propbot backtest --log', () => {
   const logLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; time: string; msg: string; strategy?: string });
 
