@@ -2,11 +2,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeReport } from '../report/write.js';
-import { buildWalkForwardJson, renderWalkForwardHtml } from '../research/walkforward-report.js';
+import { buildWalkForwardJson, noBest, renderWalkForwardHtml } from '../research/walkforward-report.js';
 import { formatDuration, parseDuration, runWalkForward } from '../research/walkforward.js';
 import { scenarioWithData } from './backtest-run.js';
 import { jobRunner, searchChoice, type WalkForwardCliOptions } from './search-options.js';
-import { strategyParamsCheck } from '../runtime/sweep-checks.js';
+import { describeFailures, strategyParamsCheck } from '../runtime/sweep-checks.js';
 
 export async function runWalkForwardCommand(scenarioFile: string | undefined, opts: WalkForwardCliOptions): Promise<number> {
   const scenario = await scenarioWithData(scenarioFile, opts);
@@ -31,7 +31,7 @@ export async function runWalkForwardCommand(scenarioFile: string | undefined, op
       search: { ...choice, accepts },
       runner,
       ...(progress
-        ? { onSearched: (p) => process.stderr.write(`window ${p.index + 1}/${p.total}: ${p.trials} trials on the train slice, best ${p.best ? JSON.stringify(p.best.params) : 'none (all excluded)'}\n`) }
+        ? { onSearched: (p) => process.stderr.write(`window ${p.index + 1}/${p.total}: ${p.trials} trials on the train slice, best ${p.best ? JSON.stringify(p.best.params) : noBest(p)}\n`) }
         : {}),
     });
   } finally {
@@ -53,21 +53,30 @@ export async function runWalkForwardCommand(scenarioFile: string | undefined, op
     stepMs,
     anchored: opts.anchored === true,
   });
+  // As sweep does: a walk-forward whose runs failed never replaces the files of an earlier good one.
+  const trials = result.windows.flatMap((w) => w.search.trials);
+  const failed = trials.some((r) => !r.ok);
+  const suffix = failed ? '-failed' : '';
   let oosLink: string | undefined;
   if (result.outOfSample) {
-    await writeReport(result.outOfSample, path.join(dir, 'out-of-sample'));
-    oosLink = 'out-of-sample/report.html';
+    await writeReport(result.outOfSample, path.join(dir, `out-of-sample${suffix}`));
+    oosLink = `out-of-sample${suffix}/report.html`;
   }
-  const jsonFile = path.join(dir, 'walkforward.json');
-  const htmlFile = path.join(dir, 'walkforward.html');
+  const jsonFile = path.join(dir, `walkforward${suffix}.json`);
+  const htmlFile = path.join(dir, `walkforward${suffix}.html`);
   await writeFile(jsonFile, `${JSON.stringify(json, null, 2)}\n`);
   await writeFile(htmlFile, renderWalkForwardHtml(json, result, oosLink ? { outOfSampleReport: oosLink } : {}));
+  const exit = (): number => {
+    if (!failed) return 0;
+    process.stderr.write(describeFailures(trials));
+    return 1;
+  };
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-    return 0;
+    return exit();
   }
   const lines = json.windows.map((w) => {
-    const p = w.best ? Object.entries(w.best.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : 'none';
+    const p = w.best ? Object.entries(w.best.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : noBest(w);
     const oos = w.accountFailedBefore ? 'account failed earlier' : fmt(w.outOfSample?.returnPct);
     return `${String(w.window).padEnd(3)} ${w.test.from.slice(0, 10)} → ${w.test.to.slice(0, 10)}  ${p.padEnd(24)} IS ${fmt(w.inSample?.returnPct).padStart(8)} ${w.inSample?.challenge?.passed ? 'pass' : '    '}  OOS ${oos}`;
   });
@@ -84,7 +93,7 @@ export async function runWalkForwardCommand(scenarioFile: string | undefined, op
       '',
     ].join('\n'),
   );
-  return 0;
+  return exit();
 }
 
 function fmt(x: number | null | undefined): string {

@@ -67,6 +67,17 @@ function failedAt(result: WalkForwardResult): number | null {
   return result.outOfSample?.challenge?.failure?.at ?? null;
 }
 
+/** Why a window has no best combination: its trials that failed, were excluded, or gave the objective no value. */
+export function noBest(w: { readonly trials: number; readonly failed: number; readonly excluded: number }): string {
+  const valueless = w.trials - w.failed - w.excluded;
+  const parts = [
+    w.failed > 0 ? `${w.failed === w.trials ? 'all ' : ''}${w.failed} failed` : '',
+    w.excluded > 0 ? `${w.excluded} excluded by the constraints` : '',
+    valueless > 0 ? `${valueless} without a value for the objective` : '',
+  ].filter(Boolean);
+  return `none (${parts.length > 0 ? parts.join(', ') : 'no trials'})`;
+}
+
 export function buildWalkForwardJson(result: WalkForwardResult, meta: WalkForwardMeta) {
   const dead = failedAt(result);
   const windows = result.windows.map((w, i) => ({
@@ -75,6 +86,8 @@ export function buildWalkForwardJson(result: WalkForwardResult, meta: WalkForwar
     test: { from: iso(w.testFrom), to: iso(w.testTo), fromMs: w.testFrom, toMs: w.testTo },
     best: w.best ? { params: w.best.params, objective: w.inSample?.objective ?? null } : null,
     trials: w.search.trials.length,
+    /** Trials that ended in an error (the CLI lists the errors and exits 1). */
+    failed: w.search.trials.filter((r) => !r.ok).length,
     excluded: w.search.excluded.length,
     pruned: w.search.trials.filter((r) => r.stopped?.reason === 'pruned').length,
     inSample: w.inSample,
@@ -190,7 +203,7 @@ export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForward
   const oosPassed = c?.passed === true && json.outOfSample?.endedFailed !== true;
   const rows = json.windows.map((w, i) => {
     const r = result.windows[i]!;
-    const params = w.best ? Object.entries(w.best.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : 'none met the constraints';
+    const params = w.best ? Object.entries(w.best.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : noBest(w);
     const cells = [
       String(w.window),
       `${w.train.from.slice(0, 10)} → ${w.train.to.slice(0, 10)}`,
@@ -201,7 +214,7 @@ export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForward
       verdictText(r.inSample?.challenge ?? null),
       ...(w.accountFailedBefore ? ['account failed earlier', '', '', ''] : slice(r.outOfSample)),
       num(w.efficiency),
-      `${w.trials}${w.excluded ? ` (${w.excluded} excl.)` : ''}`,
+      `${w.trials}${w.failed || w.excluded ? ` (${[w.failed ? `${w.failed} failed` : '', w.excluded ? `${w.excluded} excl.` : ''].filter(Boolean).join(', ')})` : ''}`,
     ];
     return `<tr>${cells.map((cell, j) => `<td${j <= 3 || j === 9 ? ' class="l"' : ''}>${escapeHtml(cell)}</td>`).join('')}</tr>`;
   });

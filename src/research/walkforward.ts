@@ -57,8 +57,8 @@ export interface WalkForwardOptions {
   readonly search: WalkForwardSearch;
   /** Where the train searches and the stitched out-of-sample run are made (threads here, or a queue). */
   readonly runner: JobRunner;
-  /** After each window's train search. */
-  readonly onSearched?: (progress: { index: number; total: number; best: SweepRow | null; trials: number }) => void;
+  /** After each window's train search: its best row, and how many trials ran, failed and were excluded. */
+  readonly onSearched?: (progress: { index: number; total: number; best: SweepRow | null; trials: number; failed: number; excluded: number }) => void;
 }
 
 export interface WindowPlan {
@@ -178,7 +178,14 @@ export async function runWalkForward(o: WalkForwardOptions): Promise<WalkForward
     );
     const best = result.ranked.find((r) => r.ok && objectiveValue(r, search.objective) !== null) ?? null;
     searched.push({ plan, search: result, best });
-    o.onSearched?.({ index: searched.length - 1, total: plans.length, best, trials: result.trials.length });
+    o.onSearched?.({
+      index: searched.length - 1,
+      total: plans.length,
+      best,
+      trials: result.trials.length,
+      failed: result.trials.filter((r) => !r.ok).length,
+      excluded: result.excluded.length,
+    });
   }
 
   // One account across every test slice, each window's choice trading only its own slice: one run,

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planWindows, parseDuration, formatDuration } from '../../src/research/walkforward.js';
+import { noBest } from '../../src/research/walkforward-report.js';
 import { tempDir } from '../backtest/helpers.js';
 import { BTC, propbot } from './cli.js';
 
@@ -114,6 +115,37 @@ describe('propbot walkforward', () => {
     // fast 20 with slow 10 is refused (fast must be shorter than slow): three runs per window, none failed.
     expect(wf.windows.map((w: { trials: number }) => w.trials)).toEqual(wf.windows.map(() => 3));
   }, 120_000);
+
+  it('trials that fail are listed with their error and the run exits 1, leaving an earlier walkforward.json alone', async () => {
+    const out = tempDir();
+    const earlier = '{"an earlier":"good run"}\n';
+    writeFileSync(path.join(out, 'walkforward.json'), earlier);
+    // 15-minute candles cannot be built from the hourly file: every trial of every window fails.
+    const r = await propbot([
+      'walkforward', '--strategy', 'sma-cross', '--data', `BTC=${BTC}`, '--params', '{"period":"15m"}', '--out', out,
+      '--from', '2018-03-01', '--to', '2018-04-10', '--train', '10d', '--test', '5d', '--grid', 'fast=3,6', '--grid', 'slow=12',
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^window 1\/\d+: 2 trials on the train slice, best none \(all 2 failed\)$/m);
+    expect(r.stdout).toMatch(/^1 +\S+ → \S+ +none \(all 2 failed\)/m);
+    const windows = (r.stdout.match(/^\d+ +\d{4}-/gm) ?? []).length;
+    expect(windows).toBeGreaterThan(1);
+    expect(r.stderr).toContain(`${2 * windows} of ${2 * windows} runs failed (1 distinct error):`);
+    expect(r.stderr).toContain('sma-cross asks for 15m candles of BTC');
+    expect(readFileSync(path.join(out, 'walkforward.json'), 'utf8')).toBe(earlier);
+    const failed = JSON.parse(readFileSync(path.join(out, 'walkforward-failed.json'), 'utf8'));
+    expect(failed.windows.map((w: { trials: number; failed: number }) => [w.trials, w.failed])).toEqual(failed.windows.map(() => [2, 2]));
+    expect(readFileSync(path.join(out, 'walkforward-failed.html'), 'utf8')).toContain('none (all 2 failed)');
+  }, 120_000);
+});
+
+describe('noBest: why a window has no best combination', () => {
+  it('counts what failed, what the constraints excluded and what gave the objective no value', () => {
+    expect(noBest({ trials: 4, failed: 4, excluded: 0 })).toBe('none (all 4 failed)');
+    expect(noBest({ trials: 4, failed: 1, excluded: 2 })).toBe('none (1 failed, 2 excluded by the constraints, 1 without a value for the objective)');
+    expect(noBest({ trials: 3, failed: 0, excluded: 3 })).toBe('none (3 excluded by the constraints)');
+    expect(noBest({ trials: 0, failed: 0, excluded: 0 })).toBe('none (no trials)');
+  });
 });
 
 describe('walk-forward report', () => {
