@@ -11,7 +11,7 @@ import { loadConfigFile, parseConfigText } from '../core/config-file.js';
 import { FEED_RESOURCES } from '../feed/polling-feed.js';
 import { RiskGuardConfigSchema } from '../risk/config.js';
 import { envName, NotifyConfigSchema } from './notify/config.js';
-import { BACKTEST_PRESETS, dateValue, MarketFileSchema, resolveDataFile, resolveStrategySpec } from './scenario.js';
+import { BACKTEST_PRESETS, dateValue, MarketFileSchema, requireDataFiles, resolveDataFile, resolveStrategySpec } from './scenario.js';
 
 export const RUN_MODES = ['paper', 'sandbox', 'live'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
@@ -153,6 +153,7 @@ export function loadRunConfig(file: string, env: Record<string, string | undefin
   const config = loadConfigFile(file, RunConfigSchema, { env });
   const baseDir = path.dirname(path.resolve(file));
   checkMode(config, file);
+  if (config.paper) requireDataFiles(config.paper.markets, 'paper.markets', file);
   return { config: resolvePaths(config, baseDir), source: file, baseDir };
 }
 

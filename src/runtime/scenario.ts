@@ -173,6 +173,21 @@ export const dateValue = z.lazy(() => schemas().dateValue);
 export const MarketFileSchema = z.lazy(() => schemas().marketFile);
 export const ScenarioSchema = z.lazy(() => schemas().scenario);
 
+/**
+ * Every local data file of `entries` (a scenario's `data`, a paper run's `paper.markets`) is there, or
+ * the error names the first that is not by its key and line in `configFile`, and where to get it.
+ */
+export function requireDataFiles(entries: readonly { readonly file: string; readonly source?: string | undefined }[], key: string, configFile: string): void {
+  const baseDir = path.dirname(path.resolve(configFile));
+  for (const [i, d] of entries.entries()) {
+    if (isDataUrl(d.file)) continue;
+    const data = resolveDataFile(d.file, baseDir);
+    if (existsSync(data)) continue;
+    const line = configKeyLine(configFile, [...key.split('.'), String(i), 'file']);
+    throw new ConfigError(`${key}.${i}.file`, `data file not found: ${data}${d.source ? ` (${d.source})` : ''}`, { file: configFile, ...(line !== undefined ? { line } : {}) });
+  }
+}
+
 /** Read a scenario file. */
 export function loadScenario(file: string): Scenario {
   const raw = loadConfigFile(file, ScenarioSchema);
@@ -180,13 +195,7 @@ export function loadScenario(file: string): Scenario {
   const strategies = raw.strategies ?? (raw.strategy ? [raw.strategy] : []);
   if (strategies.length === 0) throw new ConfigError('strategy', 'a scenario needs `strategy` or `strategies`', { file });
   if (raw.strategy && raw.strategies) throw new ConfigError('strategies', 'give either `strategy` or `strategies`, not both', { file });
-  for (const [i, d] of raw.data.entries()) {
-    if (isDataUrl(d.file)) continue;
-    const data = resolveDataFile(d.file, baseDir);
-    if (!existsSync(data)) {
-      throw new ConfigError(`data.${i}.file`, `data file not found: ${data}${d.source ? ` (${d.source})` : ''}`, { file });
-    }
-  }
+  requireDataFiles(raw.data, 'data', file);
   const scenario: Scenario = {
     name: raw.name ?? path.basename(file).replace(/\.ya?ml$/, ''),
     strategies: strategies.map((s) => ({ use: resolveStrategySpec(s.use, baseDir), params: s.params, ...(s.name ? { name: s.name } : {}) })),

@@ -16,7 +16,7 @@ describe('propbot backtest: a data file that is not there', () => {
     const r = await propbot(['backtest', scenario], dir);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(`${scenario}: data.0.file: data file not found: ${path.resolve(dir, '../../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv')}`);
+    expect(r.stderr).toContain(`${scenario}:line 13: data.0.file: data file not found: ${path.resolve(dir, '../../shared/data/binance-btcusdt-1m-2021-04-20_2021-05-20.csv')}`);
     expect(r.stderr).toContain('https://github.com/tooyipjee/freqtrade');
     expect(r.stderr).toContain('BTC_USDT-1m.json');
   });
@@ -27,7 +27,7 @@ describe('propbot backtest: a data file that is not there', () => {
     writeFileSync(scenario, 'strategy:\n  use: sma-cross\ndata:\n  - asset: BTC\n    file: ./missing.csv\n');
     const r = await propbot(['backtest', scenario], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe(`propbot: ${scenario}: data.0.file: data file not found: ${path.join(dir, 'missing.csv')}`);
+    expect(r.stderr.trim()).toBe(`propbot: ${scenario}:line 5: data.0.file: data file not found: ${path.join(dir, 'missing.csv')}`);
   });
 });
 

@@ -257,7 +257,13 @@ describe('config files outside the checkout', () => {
     const { config } = loadRunConfig(copy);
     expect(config.paper!.markets[0]!.file).toBe(COINBASE_BTC_1H);
     expect(existsSync(config.paper!.markets[0]!.file)).toBe(true);
-    writeFileSync(path.join(dir, 'mine.yaml'), PAPER.replace('data.csv', 'prices/btc.csv'));
-    expect(loadRunConfig(path.join(dir, 'mine.yaml')).config.paper!.markets[0]!.file).toBe(path.join(dir, 'prices/btc.csv'));
+    // Not there: refused as the config loads (before the store is opened), by its key and line.
+    const mine = path.join(dir, 'mine.yaml');
+    writeFileSync(mine, PAPER.replace('data.csv', 'prices/btc.csv'));
+    const missing = configError(() => loadRunConfig(mine));
+    expect(missing.message).toBe(`${mine}:line 5: paper.markets.0.file: data file not found: ${path.join(dir, 'prices/btc.csv')}`);
+    mkdirSync(path.join(dir, 'prices'));
+    writeFileSync(path.join(dir, 'prices/btc.csv'), readFileSync(COINBASE_BTC_1H));
+    expect(loadRunConfig(mine).config.paper!.markets[0]!.file).toBe(path.join(dir, 'prices/btc.csv'));
   });
 });
