@@ -467,8 +467,10 @@ export class Daemon {
         if (!transient || attempt >= attempts || this.#stopping) throw error;
         const backoff = Math.min(5_000, 100 * 2 ** (attempt - 1));
         const retryAt = error instanceof RateLimitError ? (error.retryAt?.getTime() ?? 0) - Date.now() : 0;
-        this.#log.warn({ event: 'retry', what, attempt, err: error }, `${what} failed (${(error as Error).message}); trying again`);
-        await sleep(Math.max(backoff, retryAt), this.#abort.signal);
+        const delayMs = Math.max(backoff, retryAt);
+        // The error is in `err` (a terminal's line shows its message once); the text says what happens next.
+        this.#log.warn({ event: 'retry', what, attempt, attempts, delayMs, err: error }, `${what} failed; trying again in ${delayMs} ms`);
+        await sleep(delayMs, this.#abort.signal);
       }
     }
   }

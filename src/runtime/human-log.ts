@@ -63,10 +63,21 @@ export function renderLine(json: string): string | undefined {
       return row(String(o['to']), `${o['from']} → ${o['to']}: ${o['reason']}`);
     case 'summary':
       return `${when}  summary\n${renderSummary(o['summary'] as RunSummaryFigures)}`;
+    case 'retry':
+      return row('retry', `${o['what']} failed${errorText(o)} (attempt ${o['attempt']} of ${o['attempts']}); again in ${seconds(o['delayMs'])}`);
     default:
       if (o.event !== undefined && QUIET.has(o.event)) return undefined;
-      return `${when}  ${level >= 40 || !o.strategy ? `${who}  ${(LEVELS[level] ?? '').padEnd(8)}` : `${who}  ${'log'.padEnd(8)}`}  ${o.msg ?? ''}${errorText(o)}`.replace(/\s+$/, '');
+      return `${when}  ${level >= 40 || !o.strategy ? `${who}  ${(LEVELS[level] ?? '').padEnd(8)}` : `${who}  ${'log'.padEnd(8)}`}  ${o.msg ?? ''}${requestText(o)}${errorText(o)}`.replace(/\s+$/, '');
   }
+}
+
+/** The API call a line is about (the HTTP client's lines carry it), with the venue's code. */
+function requestText(o: Line): string {
+  return typeof o['request'] === 'string' ? `: ${o['request']}${typeof o['code'] === 'string' ? ` (${o['code']})` : ''}` : '';
+}
+
+function seconds(ms: unknown): string {
+  return typeof ms === 'number' ? `${(ms / 1000).toFixed(ms < 1000 ? 1 : 0)} s` : 'a moment';
 }
 
 function errorText(o: Line): string {
