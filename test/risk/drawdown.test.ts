@@ -8,6 +8,7 @@ import {
   only,
   openIntent,
   order,
+  marketSnap,
   ordersSnap,
   position,
   positionsSnap,
@@ -148,6 +149,14 @@ describe('drawdown headroom rule', () => {
     expect(g.check(openIntent({ stopLoss: 49000 }))).toMatchObject({ code: 'daily_drawdown_headroom' });
   });
 
+  it('denies an open whose notional or leverage is zero as invalid, before any figure is worked out from it', () => {
+    const { guard } = setup({ config: cfg() });
+    for (const spec of [{ amount: 0 }, { leverage: 0 }]) {
+      expect(guard.check(openIntent({ stopLoss: 49000, ...spec }))).toMatchObject({ verdict: 'denied', code: 'invalid_intent', rule: 'drawdown' });
+    }
+    expect(guard.check(openIntent({ stopLoss: 49000 })).verdict).toBe('approved');
+  });
+
   it('denies opens without risk status, on stale risk status, and without a market price', () => {
     expect(setup({ config: cfg(), risk: null }).guard.check(openIntent())).toMatchObject({ code: 'no_risk_status' });
     expect(setup({ config: cfg(), market: null }).guard.check(openIntent())).toMatchObject({ code: 'no_market_price' });
@@ -191,6 +200,27 @@ describe('the open book', () => {
     guard.observeOrders(ordersSnap([], T0 + 2000));
     expect(guard.check(openIntent({ stopLoss: 49000 })).verdict).toBe('denied');
     guard.observePositions(positionsSnap([], 'BTC', T0 + 2000));
+    expect(guard.check(openIntent({ stopLoss: 49000 })).verdict).toBe('approved');
+  });
+
+  it("a positions snapshot settles only its own market's approved opens; the others keep counting", () => {
+    // Room for exactly two opens of worst case 109.8 each, one on BTC and one on ETH (same price, same stop).
+    const equity = D(95500).plus('219.6');
+    const { guard, clock } = setup({ config: cfg(), risk: riskStatus({ currentEquity: equity, currentBalance: equity }) });
+    guard.observeMarket(marketSnap(market({ id: '33333333-3333-4333-8333-333333333333', config: { baseAsset: 'ETH', ticker: 'ETH/USD' } }), T0));
+    expect(guard.check(openIntent({ stopLoss: 49000 })).verdict).toBe('approved');
+    expect(guard.check(openIntent({ asset: 'ETH', stopLoss: 49000 })).verdict).toBe('approved');
+    expect(guard.check(openIntent({ stopLoss: 49000 }))).toMatchObject({ code: 'daily_drawdown_headroom' });
+    // BTC's open never happened, as the venue's orders and BTC's positions now say; ETH's is not settled.
+    clock.set(T0 + 2000);
+    guard.observeOrders(ordersSnap([], T0 + 2000));
+    guard.observePositions(positionsSnap([], 'BTC', T0 + 2000));
+    expect(guard.context(openIntent()).trackers.pendingWorst).toBe(109_800_000_000n);
+    expect(guard.check(openIntent({ stopLoss: 49000 })).verdict).toBe('approved');
+    expect(guard.check(openIntent({ stopLoss: 49000 }))).toMatchObject({ code: 'daily_drawdown_headroom' });
+    // ETH's positions snapshot (taken after the settle time) settles ETH's open; BTC's second stays until its own.
+    guard.observePositions(positionsSnap([], 'ETH', T0 + 2000));
+    expect(guard.context(openIntent()).trackers.pendingWorst).toBe(109_800_000_000n);
     expect(guard.check(openIntent({ stopLoss: 49000 })).verdict).toBe('approved');
   });
 });

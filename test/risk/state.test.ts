@@ -67,6 +67,21 @@ describe('consistency rule', () => {
     expect(noPeriod.check(i).verdict).toBe('approved');
   });
 
+  it("applies when today's gain reaches the period's best day (a tie included), and not without a period profit", () => {
+    const i = openIntent();
+    // today's gain 1000 against a best earlier day of 1000 (a tie: today is a best day) and of 999
+    for (const best of [D(1000), D(999)]) {
+      const { guard } = setup({ config: only('consistency'), risk: consistent(D(100000), best) });
+      expect(consistencyRule(i, guard.context(i))).toMatchObject({ code: 'consistency_limit' });
+      expect(guard.state(ACCOUNT)).toBe('REDUCING');
+      expect(guard.check(i).verdict).toBe('denied');
+    }
+    // today +1000 after earlier days that lost exactly as much: no period profit to take a share of
+    const flat = setup({ config: only('consistency'), risk: { ...consistent(D(100000)), periodStartEquity: D(101000) } }).guard;
+    expect(consistencyRule(i, flat.context(i))).toBeUndefined();
+    expect(flat.check(i).verdict).toBe('approved');
+  });
+
   it('latches REDUCING for the rest of the UTC day, even if the gain shrinks', () => {
     const { guard, clock } = setup({ config: only('consistency'), risk: consistent(D(100000)) });
     expect(guard.state(ACCOUNT)).toBe('REDUCING');
