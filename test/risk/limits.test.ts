@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT, D, market, marketSnap, merge, only, openIntent, position, setup, T0 } from './builders.js';
+import { ACCOUNT, cancelIntent, closeAllIntent, closeIntent, D, market, marketSnap, merge, only, openIntent, position, positionsSnap, protectIntent, setup, T0 } from './builders.js';
 
 describe('trades per day', () => {
   it('allows max approved opens per UTC day; the next day starts again', () => {
@@ -61,5 +61,27 @@ describe('losing streak cooldown', () => {
     guard.recordTrade({ accountId: ACCOUNT, realizedPnl: D(0), at: T0 - 2000 });
     guard.recordTrade({ accountId: ACCOUNT, realizedPnl: D(-10), at: T0 - 1000 });
     expect(guard.check(openIntent()).verdict).toBe('approved');
+  });
+});
+
+describe('rules that limit opens never hold what reduces risk', () => {
+  it('at the daily open limit, the position limit, in a loss cooldown and a scalping window: closes, protects, cancels and flattening pass', () => {
+    const config = merge(only('tradesPerDay', 'openPositions', 'lossStreak', 'scalping'), {
+      tradesPerDay: { max: 1 },
+      openPositions: { max: 1 },
+      lossStreak: { losses: 1, cooldownMs: 3_600_000 },
+    });
+    const held = (at: number) => position({ direction: 'long', lastUpdatedAt: new Date(at), eventName: 'increasePosition' });
+    const { guard } = setup({ config, positions: [held(T0 - 7_200_000)] });
+    guard.observeMarket(marketSnap(market({ id: 'eth', config: { baseAsset: 'ETH' } }), T0));
+    // the day's one open grows the BTC position (which starts a scalping window); then a loss starts the cooldown
+    expect(guard.check(openIntent()).verdict).toBe('approved');
+    guard.observePositions(positionsSnap([held(T0)], 'BTC', T0));
+    guard.recordTrade({ accountId: ACCOUNT, realizedPnl: D(-10), at: T0 });
+    expect(guard.check(openIntent()).verdict).toBe('denied');
+    expect(guard.check(openIntent({ asset: 'ETH', direction: 'short' })).verdict).toBe('denied');
+    for (const intent of [closeIntent(), closeIntent({ direction: 'short' }), protectIntent(), cancelIntent(), closeAllIntent()]) {
+      expect(guard.check(intent), intent.kind).toMatchObject({ verdict: 'approved' });
+    }
   });
 });

@@ -89,6 +89,28 @@ describe('scalping window', () => {
     expect(g2.check(openIntent())).toMatchObject({ code: 'scalping_window', retryAt: T0 + 7_200_000 });
   });
 
+  it("takes the later end of its own window and the venue's; the venue's window start counts as an increase", () => {
+    const coefficient = (since: number | null, until: number | null) => ({
+      amount: D(2),
+      amountRegular: D(1),
+      activeSince: since === null ? null : new Date(since),
+      activeUntil: until === null ? null : new Date(until),
+    });
+    // our own window (last increase T0) ends at T0 + 1 h; the venue's ends sooner: ours stands
+    const g = at(T0 + 2000);
+    g.observeScalping('11111111-1111-4111-8111-111111111111', 'BTC', coefficient(T0 - 5000, T0 + 1000));
+    expect(g.check(openIntent())).toMatchObject({ code: 'scalping_window', retryAt: T0 + 3_600_000 });
+    // no increase seen here, but the venue's window started at T0 + 10 s: an hour from then
+    const { guard: fresh, clock } = setup({ config: only('scalping'), now: T0 + 20_000 });
+    fresh.observeScalping('11111111-1111-4111-8111-111111111111', 'BTC', coefficient(T0 + 10_000, null));
+    expect(fresh.check(openIntent())).toMatchObject({ code: 'scalping_window', retryAt: T0 + 3_610_000 });
+    // an older start than the increase already known changes nothing
+    fresh.observeScalping('11111111-1111-4111-8111-111111111111', 'BTC', coefficient(T0, null));
+    expect(fresh.check(openIntent())).toMatchObject({ retryAt: T0 + 3_610_000 });
+    clock.set(T0 + 3_610_000);
+    expect(fresh.check(openIntent()).verdict).toBe('approved');
+  });
+
   it('uses the configured window length', () => {
     const config = merge(only('scalping'), { scalping: { windowMs: 60_000 } });
     expect(at(T0 + 59_999, config).check(openIntent()).verdict).toBe('denied');
