@@ -94,6 +94,17 @@ describe('consistency rule', () => {
     expect(guard.state(ACCOUNT)).toBe('ACTIVE');
     expect(states.at(-1)).toMatchObject({ from: 'REDUCING', to: 'ACTIVE' });
   });
+
+  it("the next UTC day's first check lifts the latch by itself, with no tick or snapshot in between", () => {
+    const { guard, clock } = setup({ config: only('consistency'), risk: consistent(D(100000)) });
+    // the gain shrinks below the limit the same day: still REDUCING, latched
+    guard.observeRisk(riskSnap(consistent(D(100900)), T0 + 1000));
+    clock.set(Date.UTC(2021, 4, 20) - 1);
+    expect(guard.check(openIntent())).toMatchObject({ code: 'guard_reducing' });
+    clock.set(Date.UTC(2021, 4, 20));
+    expect(guard.check(openIntent()).verdict).toBe('approved');
+    expect(guard.state(ACCOUNT)).toBe('ACTIVE');
+  });
 });
 
 describe('guard states', () => {
@@ -165,6 +176,17 @@ describe('kill switch', () => {
     guard.tick();
     expect(guard.state(ACCOUNT)).toBe('ACTIVE');
     expect(guard.check(openIntent()).verdict).toBe('approved');
+  });
+
+  it("the next UTC day's first check lifts the halt by itself, with no tick or snapshot in between", () => {
+    const { guard, clock } = setup({ config: cfg, risk: riskStatus({ currentEquity: D(96000) }) });
+    expect(guard.state(ACCOUNT)).toBe('HALTED');
+    guard.observeRisk(riskSnap(riskStatus({ currentEquity: D(99000) }), T0 + 2000));
+    clock.set(Date.UTC(2021, 4, 20) - 1);
+    expect(guard.check(openIntent())).toMatchObject({ code: 'guard_halted' });
+    clock.set(Date.UTC(2021, 4, 20));
+    expect(guard.check(openIntent()).verdict).toBe('approved');
+    expect(guard.state(ACCOUNT)).toBe('ACTIVE');
   });
 
   it('the same for the total floor', () => {
