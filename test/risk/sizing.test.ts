@@ -47,6 +47,22 @@ describe('leverage rule', () => {
     expect(guard.check(openIntent({ leverage: '2.5' })).verdict).toBe('approved');
     expect(guard.check(openIntent({ leverage: D('2.5').plus(ULP) }))).toMatchObject({ code: 'leverage_above_max' });
   });
+
+  it('the smallest cap wins: a looser per-type cap or own cap never raises it, and the reason names the binding one', () => {
+    // margin 1 / 0.2 = 5x; the account type allows 10x and the configuration 8x: 5x binds
+    const m = market({ settings: { minInitMarginRatio: D('0.2'), maxLeverageByAccount: { demo: D(10), real: D(10), tournament: D(10) } } });
+    const loose = setup({ config: merge(only('leverage'), { leverage: { maxLeverage: '8' } }), market: m, account: account({ type: 'real' }) }).guard;
+    expect(loose.check(openIntent({ leverage: 5 })).verdict).toBe('approved');
+    const over = loose.check(openIntent({ leverage: D(5).plus(ULP) }));
+    expect(over).toMatchObject({ code: 'leverage_above_max' });
+    if (over.verdict === 'denied') expect(over.reason).toContain('(market minInitMarginRatio)');
+    // the type's 3x under the margin's 5x, the configuration's 4x above it: 3x binds
+    const typed = market({ settings: { minInitMarginRatio: D('0.2'), maxLeverageByAccount: { demo: D(10), real: D(3), tournament: D(10) } } });
+    const byType = setup({ config: merge(only('leverage'), { leverage: { maxLeverage: '4' } }), market: typed, account: account({ type: 'real' }) }).guard;
+    const d = byType.check(openIntent({ leverage: D(3).plus(ULP) }));
+    expect(d).toMatchObject({ code: 'leverage_above_max' });
+    if (d.verdict === 'denied') expect(d.reason).toContain('(market maxLeverageByAccount.real)');
+  });
 });
 
 describe('notional cap rule', () => {
