@@ -19,6 +19,14 @@ describe('trades per day', () => {
     expect(guard.check(openIntent({ leverage: 50 })).verdict).toBe('denied');
     expect(guard.check(openIntent()).verdict).toBe('approved');
   });
+
+  it('only opens count: closes, protects, cancels and flattening approved in between leave the count alone', () => {
+    const { guard } = setup({ config: merge(only('tradesPerDay'), { tradesPerDay: { max: 2 } }), positions: [position({ direction: 'long' })] });
+    expect(guard.check(openIntent()).verdict).toBe('approved');
+    for (const intent of [closeIntent(), protectIntent(), cancelIntent(), closeAllIntent(), closeIntent()]) expect(guard.check(intent).verdict).toBe('approved');
+    expect(guard.check(openIntent()).verdict).toBe('approved');
+    expect(guard.check(openIntent())).toMatchObject({ code: 'trades_per_day' });
+  });
 });
 
 describe('open positions', () => {

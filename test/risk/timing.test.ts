@@ -111,6 +111,15 @@ describe('scalping window', () => {
     expect(fresh.check(openIntent()).verdict).toBe('approved');
   });
 
+  it("the market's latest increase sets the window, whichever position it is and in whatever order they are listed", () => {
+    const newer = position({ idx: 'p-new', lastUpdatedAt: new Date(T0), eventName: 'increasePosition' });
+    const older = position({ idx: 'p-old', lastUpdatedAt: new Date(T0 - 7_200_000), eventName: 'increasePosition' });
+    for (const list of [[newer, older], [older, newer]]) {
+      const { guard } = setup({ config: only('scalping'), now: T0 + 1000, positions: list });
+      expect(guard.check(openIntent())).toMatchObject({ code: 'scalping_window', retryAt: T0 + 3_600_000 });
+    }
+  });
+
   it('uses the configured window length', () => {
     const config = merge(only('scalping'), { scalping: { windowMs: 60_000 } });
     expect(at(T0 + 59_999, config).check(openIntent()).verdict).toBe('denied');
