@@ -7,7 +7,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Redis } from 'ioredis';
 import { findRedisServer, startRedis } from '../test/research/redis.js';
@@ -29,9 +29,14 @@ const SWEEP = [
 const COMBOS = spaceSize(searchSpace(parseGrid(GRID_VALUES)));
 
 function sweep(extra: string[]): number {
-  const started = performance.now();
-  execFileSync(process.execPath, [...CLI_NODE_OPTIONS, ...SWEEP, '--out', mkdtempSync(path.join(tmpdir(), 'pb-bench-')), ...extra], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
-  return (COMBOS * 60_000) / (performance.now() - started);
+  const out = mkdtempSync(path.join(tmpdir(), 'pb-bench-'));
+  try {
+    const started = performance.now();
+    execFileSync(process.execPath, [...CLI_NODE_OPTIONS, ...SWEEP, '--out', out, ...extra], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+    return (COMBOS * 60_000) / (performance.now() - started);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 }
 
 async function withWorkers<T>(url: string, n: number, body: () => T): Promise<T> {

@@ -3,7 +3,7 @@
  * free port, no persistence, stopped by the test. `findRedisServer()` says why when it cannot be found.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -75,11 +75,12 @@ export async function startRedis(binary: string): Promise<RedisServer> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    // Its folder goes with it: the bench starts it outside the tests' own temporary root.
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
-      }),
+      }).then(() => rmSync(dir, { recursive: true, force: true })),
   };
 }
