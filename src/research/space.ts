@@ -25,6 +25,10 @@ export function searchSpace(grid: Readonly<Record<string, readonly unknown[]>>):
     for (const v of raw) {
       const m = typeof v === 'string' ? RANGE.exec(v) : null;
       if (!m) {
+        // No parameter value is written with "..": it is a range with a typo, not a text to try.
+        if (typeof v === 'string' && v.includes('..')) {
+          throw new ConfigError(`--grid ${key}`, `${JSON.stringify(v)} is not a range: write lo..hi or lo..hi:step with numbers, e.g. 5..50:5`);
+        }
         values.push(v);
         continue;
       }

@@ -122,4 +122,10 @@ describe('search space', () => {
     expect(() => searchSpace({ fast: ['1..9:0'] })).toThrow(/step of 1\.\.9:0 must be positive/);
     expect(() => searchSpace({ fast: ['1..1000000000'] })).toThrow(/more than 100000 values/);
   });
+
+  it('refuses a value written as a range that is not one, naming the key and the value', () => {
+    for (const v of ['5..x', '5..', '..10', '5...10', '1..9:x']) {
+      expect(() => searchSpace({ fast: [v] })).toThrow(`--grid fast: ${JSON.stringify(v)} is not a range: write lo..hi or lo..hi:step with numbers`);
+    }
+  });
 });
