@@ -525,13 +525,9 @@ export class Executor {
         // match (from step `${type}:move:${orderId}`, its id and type, for a request stored without it).
         const original = rec.editedOrder ?? { id: String(rec.args[0]), type: rec.step.split(':')[0] as Order['type'] };
         const trigger = (rec.args[1] as EditOrderRequest | undefined)?.triggerPrice;
-        const orders = await this.#activeOrders(entry);
-        if (isActiveIn(orders, original.id) || trigger === undefined) return { found: false };
-        const since = rec.storedAt - this.#skewMs;
-        const matches = (o: Order) => !this.#claimed.has(o.id) && orderMatchesEdit(o, original, trigger, since);
-        // As in #move: asked again after the history's reads, and claimed as it is chosen.
-        const hit = orders.find(matches) ?? (await this.#historyAll(entry, since, matches)).find(matches);
-        return hit ? { found: true, value: this.#claim(hit) } : { found: false };
+        if (trigger === undefined) return { found: false };
+        const found = await this.#replacement(entry, original, trigger, rec.storedAt);
+        return found === 'active' || found === undefined ? { found: false } : { found: true, value: found };
       }
       default:
         return { found: false };
@@ -641,17 +637,9 @@ export class Executor {
       args,
       editedOrder: { id: original.id, type: original.type, trader: original.trader, market: original.market, positionId: original.positionId },
       settle: async (record) => {
-        const active = await this.#activeOrders(entry);
-        if (isActiveIn(active, original.id)) return { found: false };
-        const since = record.storedAt - this.#skewMs;
-        const claimable = (o: Order) => !this.#claimed.has(o.id) && orderMatchesEdit(o, original, trigger, since);
-        // Claimed as it is chosen, with no await between: another settle can not choose it too.
-        const hit = active.find(claimable);
-        if (hit) return { found: true, value: this.#claim(hit) };
-        // The replacement may have fired already: look in the history (edits are left out of it).
-        // Asked again after the reads, which another settle may have claimed from meanwhile.
-        const fired = (await this.#historyAll(entry, since, claimable)).find(claimable);
-        if (fired) return { found: true, value: this.#claim(fired) };
+        const found = await this.#replacement(entry, original, trigger, record.storedAt);
+        if (found === 'active') return { found: false };
+        if (found) return { found: true, value: found };
         throw new IntentEnd('failed', 'order_not_active', `order ${original.id} is no longer active and no replacement was found`);
       },
     });
@@ -963,6 +951,22 @@ export class Executor {
       throw new IntentEnd('rejected', 'position_not_found', `${accountId} holds no ${what} on ${asset}`);
     }
     return found;
+  }
+
+  /**
+   * After an edit's answer was lost: `'active'` while the venue still lists the original (the edit did
+   * not act), else its replacement, claimed, if the book or the history holds one (it may have fired).
+   */
+  async #replacement(entry: Entry, original: EditedOrder, trigger: Decimal, storedAt: number): Promise<Order | 'active' | undefined> {
+    const active = await this.#activeOrders(entry);
+    if (isActiveIn(active, original.id)) return 'active';
+    const since = storedAt - this.#skewMs;
+    const claimable = (o: Order) => !this.#claimed.has(o.id) && orderMatchesEdit(o, original, trigger, since);
+    // Claimed as it is chosen, with no await between: another settle can not choose it too. The
+    // history (edits are left out of it) is asked after its reads, which another settle may have
+    // claimed from meanwhile.
+    const hit = active.find(claimable) ?? (await this.#historyAll(entry, since, claimable)).find(claimable);
+    return hit === undefined ? undefined : this.#claim(hit);
   }
 
   /** The intent's account's active orders, through the read queue. */

@@ -9,7 +9,7 @@ import { equityNumber } from '../report/equity-sample.js';
 import { floorsFromEquity } from '../report/metrics.js';
 import type { ReportJson } from '../report/report-json.js';
 import { OBJECTIVES, type ObjectiveName } from './objectives.js';
-import { formatDuration, type SliceFigures, type WalkForwardResult } from './walkforward.js';
+import { formatDuration, trialCounts, type SliceFigures, type TrialCounts, type WalkForwardResult } from './walkforward.js';
 
 export const WALKFORWARD_FORMAT = 'propbot-walkforward';
 
@@ -68,7 +68,7 @@ function failedAt(result: WalkForwardResult): number | null {
 }
 
 /** Why a window has no best combination: its trials that failed, were excluded, or gave the objective no value. */
-export function noBest(w: { readonly trials: number; readonly failed: number; readonly excluded: number }): string {
+export function noBest(w: TrialCounts): string {
   const valueless = w.trials - w.failed - w.excluded;
   const parts = [
     w.failed > 0 ? `${w.failed === w.trials ? 'all ' : ''}${w.failed} failed` : '',
@@ -85,10 +85,8 @@ export function buildWalkForwardJson(result: WalkForwardResult, meta: WalkForwar
     train: { from: iso(w.trainFrom), to: iso(w.trainTo), fromMs: w.trainFrom, toMs: w.trainTo },
     test: { from: iso(w.testFrom), to: iso(w.testTo), fromMs: w.testFrom, toMs: w.testTo },
     best: w.best ? { params: w.best.params, objective: w.inSample?.objective ?? null } : null,
-    trials: w.search.trials.length,
-    /** Trials that ended in an error (the CLI lists the errors and exits 1). */
-    failed: w.search.trials.filter((r) => !r.ok).length,
-    excluded: w.search.excluded.length,
+    // trials, failed (the CLI lists their errors and exits 1), excluded
+    ...trialCounts(w.search),
     pruned: w.search.trials.filter((r) => r.stopped?.reason === 'pruned').length,
     inSample: w.inSample,
     outOfSample: w.outOfSample,

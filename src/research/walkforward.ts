@@ -58,7 +58,20 @@ export interface WalkForwardOptions {
   /** Where the train searches and the stitched out-of-sample run are made (threads here, or a queue). */
   readonly runner: JobRunner;
   /** After each window's train search: its best row, and how many trials ran, failed and were excluded. */
-  readonly onSearched?: (progress: { index: number; total: number; best: SweepRow | null; trials: number; failed: number; excluded: number }) => void;
+  readonly onSearched?: (progress: { index: number; total: number; best: SweepRow | null } & TrialCounts) => void;
+}
+
+export interface TrialCounts {
+  readonly trials: number;
+  /** Ended in an error. */
+  readonly failed: number;
+  /** Ran, and a constraint excluded them. */
+  readonly excluded: number;
+}
+
+/** How a search's trials ended: what a window without a best combination is explained by. */
+export function trialCounts(search: SearchResult): TrialCounts {
+  return { trials: search.trials.length, failed: search.trials.filter((r) => !r.ok).length, excluded: search.excluded.length };
 }
 
 export interface WindowPlan {
@@ -178,14 +191,7 @@ export async function runWalkForward(o: WalkForwardOptions): Promise<WalkForward
     );
     const best = result.ranked.find((r) => r.ok && objectiveValue(r, search.objective) !== null) ?? null;
     searched.push({ plan, search: result, best });
-    o.onSearched?.({
-      index: searched.length - 1,
-      total: plans.length,
-      best,
-      trials: result.trials.length,
-      failed: result.trials.filter((r) => !r.ok).length,
-      excluded: result.excluded.length,
-    });
+    o.onSearched?.({ index: searched.length - 1, total: plans.length, best, ...trialCounts(result) });
   }
 
   // One account across every test slice, each window's choice trading only its own slice: one run,
