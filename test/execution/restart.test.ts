@@ -295,6 +295,28 @@ describe('Executor: restart on the same database', () => {
       expect(await rows(second.store)).toEqual([{ step: `stop:move:${stop.id}`, outcome: 'ok', settled_by: 'read', error_code: null }]);
     });
 
+    it('a move that acted, whose replacement fired while the process was down: found in the history and tracked', async () => {
+      const { exchange, pos, stop, second } = await protectLost('editOrder', new Dec(85), true);
+      const replacement = [...exchange.orders.values()].find((o) => o.status === 'active' && o.type === 'stop' && o.positionId === pos.idx)!;
+      exchange.orders.set(replacement.id, { ...replacement, status: 'executed' });
+      pos.status = 'closed';
+      const [state] = await second.executor.resume();
+      expect(state).toMatchObject({ status: 'rejected', code: 'position_not_found' });
+      expect(state?.orders.find((o) => o.id === replacement.id)?.replaces).toBe(stop.id);
+      expect(exchange.callsOf('editOrder')).toHaveLength(1);
+      expect(await rows(second.store)).toEqual([{ step: `stop:move:${stop.id}`, outcome: 'ok', settled_by: 'read', error_code: null }]);
+    });
+
+    it('a move that never arrived, the position closed and its stop still listed: superseded, nothing sent', async () => {
+      const { exchange, pos, stop, second } = await protectLost('editOrder', new Dec(85), false);
+      pos.status = 'closed';
+      const [state] = await second.executor.resume();
+      expect(state).toMatchObject({ status: 'rejected', code: 'position_not_found' });
+      expect(exchange.orders.get(stop.id)?.status).toBe('active');
+      expect(exchange.callsOf('editOrder')).toHaveLength(1);
+      expect(await rows(second.store)).toEqual([{ step: `stop:move:${stop.id}`, outcome: 'failed', settled_by: 'read', error_code: 'superseded' }]);
+    });
+
     it('a removal that acted: the stop is gone, and the cancel is known done', async () => {
       const { exchange, stop, second } = await protectLost('cancelOrder', null, true);
       const [state] = await second.executor.resume();
