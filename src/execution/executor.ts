@@ -162,8 +162,13 @@ interface Entry {
   /** Whether any request of this intent went out already (the queue bound only drops untouched intents). */
   sent: boolean;
   done: Promise<IntentState>;
-  /** When the executor received it: an entry's queue wait counts from here (lookups included). */
+  /**
+   * When the executor received it: an entry's queue wait counts from here (lookups included). For an
+   * intent a restart resumed with nothing sent, when its strategy made it: the downtime is a wait too.
+   */
   submittedAt: number;
+  /** Picked up by `resume()` from an earlier run's journal. */
+  resumed: boolean;
   updatedAt: number;
   /** Order of submission. */
   seq: number;
@@ -299,7 +304,9 @@ export class Executor {
   /**
    * After a restart: pick up every intent the journal holds that had not reached a final status,
    * settle its requests (same keys) and finish it; and settle the requests a final intent left in
-   * doubt. Resolves once all of them are final.
+   * doubt. Resolves once all of them are final. An open that had sent nothing is dropped
+   * (`queue_timeout`) if it was made longer than `maxQueueWaitMs` ago, or (`account_flattened`) if a
+   * flatten of its account was queued after it.
    */
   async resume(): Promise<IntentState[]> {
     const unfinished = await this.#journal.loadUnfinished();
@@ -314,7 +321,10 @@ export class Executor {
       if (this.#entries.has(u.record.intent.id)) continue;
       const requests = new Map(u.requests.map((r) => [r.step, r]));
       const orders = u.orders.map((o) => ({ id: o.orderId, step: o.step, replaces: o.replaces, replacedBy: null, order: o.order }));
-      runs.push(isFinalStatus(u.record.status) ? this.#settleFinal(u.record, requests, orders) : this.#start(u.record.intent, requests, orders));
+      // In submission order, as submit() does: an open queued before a flatten is not sent after it.
+      const { intent } = u.record;
+      if (!isFinalStatus(u.record.status) && intent.kind === 'close_all' && intent.scope === 'account') this.#flattenedAt.set(intent.accountId, this.#seq);
+      runs.push(isFinalStatus(u.record.status) ? this.#settleFinal(u.record, requests, orders) : this.#start(u.record.intent, requests, orders, true));
     }
     return Promise.all(runs);
   }
@@ -336,6 +346,7 @@ export class Executor {
       sent: true,
       done: Promise.resolve(undefined as never),
       submittedAt: this.#clock.now(),
+      resumed: true,
       updatedAt: record.updatedAt,
       seq: ++this.#seq,
     };
@@ -412,6 +423,7 @@ export class Executor {
       sent: true,
       done: Promise.resolve(undefined as never),
       submittedAt: 0,
+      resumed: false,
       updatedAt: 0,
       seq: 0,
     };
@@ -439,7 +451,8 @@ export class Executor {
 
   // ── lifecycle ──────────────────────────────────────────────────────────────────────────────────
 
-  #start(intent: OrderIntent, requests: Map<string, RequestRecord>, orders: MutableTracked[]): Promise<IntentState> {
+  #start(intent: OrderIntent, requests: Map<string, RequestRecord>, orders: MutableTracked[], resumed = false): Promise<IntentState> {
+    const now = this.#clock.now();
     const entry: Entry = {
       intent,
       status: 'queued',
@@ -450,8 +463,11 @@ export class Executor {
       // Anything stored by an earlier run may have gone out: such an intent is never dropped.
       sent: requests.size > 0,
       done: Promise.resolve(undefined as never),
-      submittedAt: this.#clock.now(),
-      updatedAt: this.#clock.now(),
+      // A guard approved it against the account as it stood then: after a long downtime it must not
+      // go out as if just decided. Within maxQueueWaitMs it goes out, as it would have without the crash.
+      submittedAt: resumed && requests.size === 0 ? Math.min(now, intent.createdAt) : now,
+      resumed,
+      updatedAt: now,
       seq: ++this.#seq,
     };
     for (const o of orders) this.#addTracked(entry, o);
@@ -921,10 +937,13 @@ export class Executor {
             if (tooLate(this.#clock.now() + wait)) break;
             await this.#sleep(wait);
           }
+          const waited = this.#clock.now() - enqueuedAt;
           throw new IntentEnd(
             'dropped',
             'queue_timeout',
-            `waited ${this.#clock.now() - enqueuedAt} ms in the ${bucket} queue (max ${this.#maxQueueWaitMs})`,
+            entry.resumed
+              ? `not sent before the restart: made ${waited} ms ago, longer than maxQueueWaitMs (${this.#maxQueueWaitMs}) allows`
+              : `waited ${waited} ms in the ${bucket} queue (max ${this.#maxQueueWaitMs})`,
           );
         },
         { priority: priorityOf(entry.intent) },

@@ -14,7 +14,7 @@ import { seededRandom } from '../../src/execution/retry.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir } from '../store/helpers.js';
 import { FakeExchange, gate, virtualSleep } from './fake-exchange.js';
-import { closeIntent, openIntent, protectIntent, START } from './helpers.js';
+import { closeAllIntent, closeIntent, openIntent, protectIntent, START } from './helpers.js';
 
 const tmp = tempDir('propbot-restart-');
 const stores: Store[] = [];
@@ -149,6 +149,56 @@ describe('Executor: restart on the same database', () => {
     expect(calls[1]?.key).toBe(calls[0]?.key);
     expect(calls[1]?.key).toBe(idempotencyKey(intent.id, 'create'));
     expect(exchange.orders.size).toBe(1);
+  });
+
+  describe('an intent the crash caught before anything was sent', () => {
+    /** The first executor resolves the market (held: never answered) and crashes; `downMs` later the second starts. */
+    async function unsent(intent: OrderIntent, downMs: number) {
+      const w = await world();
+      const first = await w.executorOn();
+      w.exchange.fail('listMarkets', { kind: 'hold', until: gate().until });
+      void first.executor.submit(intent);
+      await until(() => w.exchange.callsOf('listMarkets').length === 1);
+      await first.store.flush();
+      w.clock.advance(downMs);
+      const second = await w.executorOn();
+      const [state] = await second.executor.resume();
+      return { w, state };
+    }
+
+    it('an open is dropped once it has waited longer than maxQueueWaitMs, the downtime included: nothing sent', async () => {
+      const { w, state } = await unsent(openIntent({ entry: { type: 'limit', price: new Dec(96) } }), 10 * 60_000);
+      expect(state).toMatchObject({ status: 'dropped', code: 'queue_timeout' });
+      expect(state?.reason).toMatch(/not sent before the restart/);
+      expect(w.exchange.callsOf('createOrder')).toHaveLength(0);
+    });
+
+    it('an open whose wait is still inside maxQueueWaitMs is sent, as it would have been without the crash', async () => {
+      const { w, state } = await unsent(openIntent({ entry: { type: 'limit', price: new Dec(96) } }), 10_000);
+      expect(state?.status).toBe('done');
+      expect(w.exchange.callsOf('createOrder')).toHaveLength(1);
+    });
+
+    it('an open queued before a flatten of its account is dropped after the restart too, as it was before it', async () => {
+      const w = await world();
+      const first = await w.executorOn();
+      w.exchange.fail('listMarkets', { kind: 'hold', until: gate().until });
+      w.exchange.fail('closeAllAccount', { kind: 'hold', until: gate().until }); // never reaches the venue
+      const open = openIntent({ entry: { type: 'limit', price: new Dec(96) } });
+      void first.executor.submit(open);
+      await until(() => w.exchange.callsOf('listMarkets').length === 1);
+      void first.executor.submit(closeAllIntent('account'));
+      await until(() => w.exchange.callsOf('closeAllAccount').length === 1);
+      await first.store.flush();
+      w.clock.advance(10_000);
+      const second = await w.executorOn();
+      const states = await second.executor.resume();
+      expect(states.map((s) => [s.intent.kind, s.status, s.code])).toEqual([
+        ['open', 'dropped', 'account_flattened'],
+        ['close_all', 'done', null],
+      ]);
+      expect(w.exchange.callsOf('createOrder')).toHaveLength(0);
+    });
   });
 
   it('a close that acted before the crash is not re-resolved (the position is gone): its key replays it', async () => {
