@@ -174,7 +174,8 @@ interface Entry {
   seq: number;
 }
 
-type SettleResult<T> = { found: true; value: T } | { found: false };
+/** Not found: `unclear` says why a read that saw candidates took none (for the reason a give-up ends with). */
+type SettleResult<T> = { found: true; value: T } | { found: false; unclear?: string };
 
 interface WriteSpec<T> {
   step: string;
@@ -713,7 +714,15 @@ export class Executor {
         if (first && (!ambiguous || !inWindow)) {
           return { found: true, value: { value: this.#claim(first), idempotency: { key: record.key, replayed: false, storedAt: null } } };
         }
-        return { found: false };
+        if (!first) return { found: false };
+        const ids = candidates.map((o) => o.id).join(', ');
+        return {
+          found: false,
+          unclear:
+            candidates.length > 1
+              ? `the venue lists ${candidates.length} orders matching it (${ids}) and only its key's replay could tell which one it placed, if any: none is managed`
+              : `the venue lists one order matching it (${ids}), but an identical request of another intent is unresolved too: it is left to that one`,
+        };
       },
     };
   }
@@ -798,17 +807,20 @@ export class Executor {
     if (shape) this.#unresolved.set(shape, (this.#unresolved.get(shape) ?? 0) + 1);
     try {
       for (;;) {
+        let unclear: string | undefined;
         if (needSettle) {
           const settled = await settle(request.attempts >= this.#retry.maxAttempts);
           if (settled.found) {
             finish('ok', { result: settled.value, settledBy: 'read' });
             return settled.value;
           }
+          unclear = settled.unclear;
           needSettle = false;
         }
         if (request.attempts >= this.#retry.maxAttempts) {
           finish('failed', { errorCode: request.errorCode ?? 'retries_exhausted' });
-          throw new IntentEnd('failed', 'retries_exhausted', `${spec.step}: gave up after ${request.attempts} attempts (last: ${request.errorCode ?? 'none'})`);
+          const why = `${spec.step}: gave up after ${request.attempts} attempts (last: ${request.errorCode ?? 'none'})`;
+          throw new IntentEnd('failed', 'retries_exhausted', unclear ? `${why}; ${unclear}` : why);
         }
         try {
           const value = await this.#enqueue(entry, bucket, () => {

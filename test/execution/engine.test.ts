@@ -153,6 +153,10 @@ describe('Executor on the local engine', () => {
     expect(faulty.callsOf('listActiveOrders').length).toBeGreaterThan(0);
     expect(state).toMatchObject({ status: 'failed', code: 'retries_exhausted' });
     expect(state.orders.map((o) => o.id)).not.toContain(theirs.id);
+    // The reason says an order may be in the book, unmanaged, and which ones could be it.
+    const placed = (await ex.listActiveOrders(account.accountId)).find((o) => o.type === 'limit' && o.id !== theirs.id);
+    expect(state.reason).toContain(`the venue lists 2 orders matching it (${theirs.id}, ${placed?.id})`);
+    expect(state.reason).toMatch(/none is managed$/);
   });
 
   it('a refusal of the engine ends the intent rejected with its code, sent once', async () => {

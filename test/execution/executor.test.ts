@@ -301,6 +301,8 @@ describe('Executor: unknown outcomes', () => {
     // The premise: A's two calls and B's first, and A ended before B's replay.
     expect(exchange.callsOf('createOrder').map((c) => c.key)).toEqual(keys(a, b, a));
     expect(stateA).toMatchObject({ status: 'failed', code: 'retries_exhausted', orders: [] });
+    expect(stateA.reason).toContain('the venue lists one order matching it');
+    expect(stateA.reason).toContain('an identical request of another intent is unresolved too');
     replay.release();
     const stateB = await doneB;
     expect(stateB.status).toBe('done');
