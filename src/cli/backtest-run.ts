@@ -66,7 +66,7 @@ export function backtestOptions(scenario: Scenario): BacktestOptions {
   return {
     name: scenario.name,
     markets: scenarioMarkets(scenario),
-    strategies: scenario.strategies.map((s, i) => ({ ...s, configPath: scenario.file ? `strategies.${i}` : '--param' })),
+    strategies: scenario.strategies.map((s, i) => ({ use: s.use, params: s.params, ...(s.name !== undefined ? { name: s.name } : {}), configPath: scenario.file ? (s.key ?? `strategies.${i}`) : '--param' })),
     balance: scenario.balance,
     accountType: scenario.accountType,
     seed: scenario.seed,
@@ -88,7 +88,7 @@ export function buildScenario(file: string | undefined, opts: BacktestCliOptions
   const params = { ...(opts.params ?? {}), ...parseParamFlags(opts.param ?? []) };
   const strategies =
     strategySpec !== undefined
-      ? [{ use: resolveStrategySpec(strategySpec, process.cwd()), params }]
+      ? [{ use: resolveStrategySpec(strategySpec, process.cwd()), params, key: '--param' }]
       : base!.strategies.map((s, i) => (i === 0 && Object.keys(params).length > 0 ? { ...s, params: { ...s.params, ...params } } : s));
   let markets = base?.markets ?? [];
   if (opts.data !== undefined && opts.data.length > 0) {

@@ -4,7 +4,8 @@
  * bar or a summary that happens to contain the API key prints `[redacted]` instead. A failure is one
  * line: `propbot: <what went wrong, where>`, never a stack (PROPBOT_DEBUG=1 adds it, for maintainers).
  */
-import { PropbotError } from '../core/errors.js';
+import { locateConfigError } from '../core/config-file.js';
+import { ConfigError, PropbotError } from '../core/errors.js';
 import { redactText } from '../core/logger.js';
 
 type Write = NodeJS.WriteStream['write'];
@@ -37,6 +38,7 @@ export function redactProcessOutput(): () => void {
  */
 export function failureLine(err: unknown): { line: string; exitCode: number } {
   const fold = (text: string) => text.replace(/\s*\n\s*/g, ' | ').trim();
+  if (err instanceof ConfigError && err.file !== undefined) err = locateConfigError(err, err.file);
   if (err instanceof PropbotError) return { line: `propbot: ${fold(err.message)}`, exitCode: 2 };
   const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return { line: `propbot: unexpected error: ${fold(what)} (PROPBOT_DEBUG=1 prints the stack)`, exitCode: 1 };

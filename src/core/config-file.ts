@@ -147,9 +147,13 @@ export function configKeyLine(file: string, path: readonly string[]): number | u
   return line;
 }
 
-/** `err` with the config file and the line of its key when it is a ConfigError that does not name them yet. */
+/**
+ * `err` with the config file and the line of its key when it is a ConfigError that does not name them
+ * yet: one raised after the file was read (a strategy's name or parameters, a data file's range) knows
+ * its key, and the line is found here.
+ */
 export function locateConfigError(err: unknown, file: string): unknown {
-  if (!(err instanceof ConfigError) || err.file !== undefined) return err;
+  if (!(err instanceof ConfigError) || err.line !== undefined || (err.file !== undefined && err.file !== file)) return err;
   const line = err.path === '' ? undefined : configKeyLine(file, err.path.split('.'));
   return new ConfigError(err.path, err.reason, { file, ...(line !== undefined ? { line } : {}), cause: err });
 }

@@ -4,6 +4,7 @@
  * the optimizer puts its prune checkpoints in it.
  */
 import { ConfigError } from '../core/errors.js';
+import { noCandlesError } from '../runtime/no-candles.js';
 import { readCandleFile } from '../feed/files/candle-file.js';
 import type { Scenario } from '../runtime/scenario.js';
 
@@ -29,7 +30,9 @@ export async function dataRange(scenario: Pick<Scenario, 'markets' | 'from' | 't
       last = row.time;
     }
     const p = reader.summary.periodMs ?? 0;
-    if (first === undefined || last === undefined) throw new ConfigError(`markets.${m.asset}`, `no candles in ${m.file}${scenario.from !== undefined || scenario.to !== undefined ? ' within --from/--to' : ''}`);
+    if (first === undefined || last === undefined) {
+      throw noCandlesError(m.file, reader.summary, scenario.from, scenario.to, { from: '--from', to: '--to', market: `markets.${m.asset}` });
+    }
     from = Math.min(from, first);
     to = Math.max(to, last + p);
     periodMs = Math.max(periodMs, p);

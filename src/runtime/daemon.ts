@@ -217,7 +217,7 @@ export class Daemon {
     const { config, source, baseDir } = this.#loaded;
     const loaded: LoadedStrategy[] = [];
     for (const [i, s] of config.strategies.entries()) {
-      loaded.push(await loadStrategy(s.use, { params: s.params, cwd: baseDir, configFile: source, configPath: `strategies.${i}.params` }));
+      loaded.push(await loadStrategy(s.use, { params: s.params, cwd: baseDir, configFile: source, configPath: `strategies.${i}.params`, usePath: `strategies.${i}.use` }));
     }
     return loaded;
   }
@@ -261,6 +261,7 @@ export class Daemon {
       ...(paper.to !== undefined ? { to: paper.to } : {}),
       ...(config.risk !== undefined ? { risk: config.risk } : {}),
       warmupCandles: paper.warmup,
+      rangeKeys: (i) => ({ from: 'paper.from', to: 'paper.to', market: `paper.markets.${i}.file` }),
     });
     // Closed trades reach the guard straight from the engine (stops and takes fill there).
     // The engine reports every order change and position event as it happens: the store keeps them

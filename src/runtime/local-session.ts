@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { AccountType, MarketCategory } from '../api/types.js';
 import type { Exchange } from '../api/exchange.js';
 import { VirtualClock, type Clock } from '../core/clock.js';
+import { noCandlesError, type RangeKeys } from './no-candles.js';
 import { ConfigError } from '../core/errors.js';
 import { SeededIds } from '../core/ids.js';
 import { silentLogger } from '../core/logger.js';
@@ -68,7 +69,7 @@ export interface LocalStrategySpec {
   readonly use: string;
   readonly params?: unknown;
   readonly name?: string;
-  /** Where in the config the strategy came from, for errors (e.g. `strategies.0`). */
+  /** Where in the config the strategy came from, for errors (e.g. `strategies.0`); a flag (`--param`): the command line's. */
   readonly configPath?: string;
   /** Trade only inside this window (research runs: warm-up before it, flatten at its end). */
   readonly window?: TradingWindow;
@@ -94,6 +95,8 @@ export interface LocalSessionOptions {
    * no history before the run and no warm-up. Default 0.
    */
   readonly warmupCandles?: number;
+  /** The config keys of `from`, `to` and market `index`'s file, for an error; default: `--from`, `--to`, `markets.ASSET`. */
+  readonly rangeKeys?: (index: number) => RangeKeys;
   readonly seed?: string;
   /** A logger, or one made on the session's virtual clock (to log in market time). Default silent. */
   readonly logger?: Logger | ((clock: Clock) => Logger);
@@ -251,7 +254,12 @@ export class LocalSession {
       }
       // A config key gets `.params` appended; a command-line flag (`--param`) is named as it is.
       const where = s.configPath ?? `strategies.${i}`;
-      const loadOptions: Parameters<typeof loadStrategy>[1] = { params: s.params ?? {}, configPath: where.startsWith('--') ? where : `${where}.params` };
+      const flags = where.startsWith('--');
+      const loadOptions: Parameters<typeof loadStrategy>[1] = {
+        params: s.params ?? {},
+        configPath: flags ? where : `${where}.params`,
+        usePath: flags ? '--strategy' : `${where}.use`,
+      };
       if (options.cwd !== undefined) loadOptions.cwd = options.cwd;
       if (options.configFile !== undefined) loadOptions.configFile = options.configFile;
       const plugin = await loadStrategy(s.use, loadOptions);
@@ -271,7 +279,7 @@ export class LocalSession {
     const sources: Array<{ key: string; rows: Iterable<ReplayRow> | AsyncIterable<ReplayRow> }> = [];
     const periods = new Map<string, number>();
     let start = Number.POSITIVE_INFINITY;
-    for (const m of options.markets) {
+    for (const [index, m] of options.markets.entries()) {
       let reader: CandleSource | ReplaySource;
       if (m.source) reader = m.source;
       else if (m.layout === 'propbot-store' || (m.layout === undefined && (await isSqliteFile(m.file)))) {
@@ -296,7 +304,10 @@ export class LocalSession {
         first = (await iterator.next()).value ?? undefined;
         rest = { [Symbol.asyncIterator]: () => iterator };
       }
-      if (first === undefined) throw new ConfigError(`markets.${m.asset}`, `no candles in ${m.file}${options.from !== undefined || options.to !== undefined ? ' within --from/--to' : ''}`);
+      if (first === undefined) {
+        const keys = options.rangeKeys?.(index) ?? { from: '--from', to: '--to', market: `markets.${m.asset}` };
+        throw noCandlesError(m.file, reader.summary, options.from, options.to, keys, options.configFile !== undefined && options.rangeKeys ? { file: options.configFile } : {});
+      }
       const periodMs = reader.summary.periodMs;
       if (periodMs === null || periodMs <= 0) throw new ConfigError(`markets.${m.asset}`, `cannot tell the candle period of ${m.file}`);
       periods.set(m.asset, periodMs);

@@ -47,7 +47,8 @@ export interface ScenarioMarket {
 
 export interface Scenario {
   readonly name: string;
-  readonly strategies: ReadonlyArray<{ use: string; params: Record<string, unknown>; name?: string }>;
+  /** `key`: where the file names it (`strategy` or `strategies.N`), or `--param` when the flags did. */
+  readonly strategies: ReadonlyArray<{ use: string; params: Record<string, unknown>; name?: string; key?: string }>;
   readonly markets: readonly ScenarioMarket[];
   readonly from?: number;
   readonly to?: number;
@@ -198,7 +199,12 @@ export function loadScenario(file: string): Scenario {
   requireDataFiles(raw.data, 'data', file);
   const scenario: Scenario = {
     name: raw.name ?? path.basename(file).replace(/\.ya?ml$/, ''),
-    strategies: strategies.map((s) => ({ use: resolveStrategySpec(s.use, baseDir), params: s.params, ...(s.name ? { name: s.name } : {}) })),
+    strategies: strategies.map((s, i) => ({
+      use: resolveStrategySpec(s.use, baseDir),
+      params: s.params,
+      ...(s.name ? { name: s.name } : {}),
+      key: raw.strategies ? `strategies.${i}` : 'strategy',
+    })),
     markets: raw.data.map((d) => ({
       asset: d.asset.toUpperCase(),
       file: resolveDataFile(d.file, baseDir),

@@ -3,11 +3,12 @@
  * into this process's own module graph (see plugin-hooks.ts), checks that its default export was made
  * with `defineStrategy`, and validates the parameters against its schema. Every failure is a `ConfigError` that names the plugin and, for parameters, the key.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, describeValue } from '../core/errors.js';
+import { closestName } from '../core/suggest.js';
 import { isStrategy, resolveAssets, STRATEGY_API_VERSION, type Strategy } from './define.js';
 import { errorLocation } from './error-location.js';
 import { parseParams } from './params.js';
@@ -34,6 +35,8 @@ export interface LoadStrategyOptions {
   configFile?: string;
   /** Dotted key of the parameters in that file, for error messages. Default `params`. */
   configPath?: string;
+  /** Dotted key (or flag) that named the strategy, for error messages. Default `strategy`. */
+  usePath?: string;
 }
 
 const SCRIPT_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
@@ -52,21 +55,22 @@ export function looksLikePath(spec: string): boolean {
  * Import a plugin and check its default export, without parameters: what `propbot strategies` lists.
  */
 export async function importStrategy(spec: string, options: LoadStrategyOptions = {}): Promise<{ strategy: Strategy; source: string }> {
+  const key = options.usePath ?? 'strategy';
   if (typeof spec !== 'string' || spec.trim().length === 0) {
-    throw new ConfigError('strategy', `expected a file path or package name, got ${describeValue(spec)}`);
+    throw new ConfigError(key, `expected a file path or package name, got ${describeValue(spec)}`);
   }
   const cwd = options.cwd ?? process.cwd();
-  const where = options.configFile !== undefined ? { file: options.configFile } : {};
+  const where = { key, ...(options.configFile !== undefined ? { file: options.configFile } : {}) };
   let source: string;
   let module: unknown;
   if (looksLikePath(spec)) {
     const file = spec.startsWith('file:') ? new URL(spec).pathname : path.resolve(cwd, spec);
     if (!existsSync(file) || !statSync(file).isFile()) {
-      throw new ConfigError('strategy', `strategy file not found: ${file}`, where);
+      throw new ConfigError(key, `strategy file not found: ${file}`, placeOf(where));
     }
     const ext = path.extname(file);
     if (!SCRIPT_EXTENSIONS.includes(ext)) {
-      throw new ConfigError('strategy', `${file}: expected a .ts, .mts, .js or .mjs file, got "${ext || '(no extension)'}"`, where);
+      throw new ConfigError(key, `${file}: expected a .ts, .mts, .js or .mjs file, got "${ext || '(no extension)'}"`, placeOf(where));
     }
     source = file;
     module = await importPlugin(file, where);
@@ -78,17 +82,17 @@ export async function importStrategy(spec: string, options: LoadStrategyOptions 
   const strategy = defaultExport(module);
   if (!isStrategy(strategy)) {
     throw new ConfigError(
-      'strategy',
+      key,
       `${source}: the default export is not a strategy made with defineStrategy() (got ${describeValue(strategy)}); ` +
         `write \`export default defineStrategy({ ... })\``,
-      where,
+      placeOf(where),
     );
   }
   if (strategy.apiVersion !== STRATEGY_API_VERSION) {
     throw new ConfigError(
-      'strategy',
+      key,
       `${source}: written for strategy API ${strategy.apiVersion}, this propbot runs API ${STRATEGY_API_VERSION}`,
-      where,
+      placeOf(where),
     );
   }
   return { strategy, source };
@@ -105,7 +109,15 @@ export async function loadStrategy(spec: string, options: LoadStrategyOptions = 
   return { strategy, params, assets, source };
 }
 
-async function importPlugin(file: string, where: { file?: string }): Promise<unknown> {
+/** Where a load failure is reported: the key (or flag) that named the strategy, in the config file if any. */
+interface LoadPlace {
+  key: string;
+  file?: string;
+}
+
+const placeOf = (where: LoadPlace): { file?: string } => (where.file !== undefined ? { file: where.file } : {});
+
+async function importPlugin(file: string, where: LoadPlace): Promise<unknown> {
   try {
     const direct = built() ? await importDirect(file, propbotUrls()) : undefined;
     if (direct !== undefined) return direct.module;
@@ -113,9 +125,9 @@ async function importPlugin(file: string, where: { file?: string }): Promise<unk
     return await import(pathToFileURL(file).href);
   } catch (error) {
     const syntax = await syntaxErrorPlace(error, file);
-    if (syntax) throw new ConfigError('strategy', `${syntax.at}: syntax error: ${syntax.text}${syntax.lineText ? ` (\`${syntax.lineText}\`)` : ''}`, where);
+    if (syntax) throw new ConfigError(where.key, `${syntax.at}: syntax error: ${syntax.text}${syntax.lineText ? ` (\`${syntax.lineText}\`)` : ''}`, placeOf(where));
     const at = errorLocation(error, file);
-    throw new ConfigError('strategy', `${file}: failed to load: ${(error as Error)?.message ?? String(error)}${at ? ` (${at})` : ''}`, where);
+    throw new ConfigError(where.key, `${file}: failed to load: ${(error as Error)?.message ?? String(error)}${at ? ` (${at})` : ''}`, placeOf(where));
   }
 }
 
@@ -161,7 +173,7 @@ function propbotUrls(): PropbotUrls {
   };
 }
 
-async function importPackage(name: string, cwd: string, where: { file?: string }): Promise<unknown> {
+async function importPackage(name: string, cwd: string, where: LoadPlace): Promise<unknown> {
   let target = name;
   try {
     // Resolve from the user's directory, where the plugin package is installed, not from propbot's.
@@ -174,8 +186,37 @@ async function importPackage(name: string, cwd: string, where: { file?: string }
     return await import(target);
   } catch (error) {
     const code = (error as { code?: string })?.code;
-    const why = code === 'ERR_MODULE_NOT_FOUND' ? 'package not found (is it installed?)' : (error as Error)?.message ?? String(error);
-    throw new ConfigError('strategy', `${name}: failed to load: ${why}`, where);
+    const message = (error as Error)?.message ?? String(error);
+    // The package itself missing, not one of its own imports (that one's message names another).
+    if (code === 'ERR_MODULE_NOT_FOUND' && message.includes(`'${packageName(name)}'`)) throw notFound(name, cwd, where);
+    throw new ConfigError(where.key, `${name}: failed to load: ${message}`, placeOf(where));
+  }
+}
+
+/** `@scope/pkg/sub` → `@scope/pkg`; `pkg/sub` → `pkg`. */
+function packageName(spec: string): string {
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+function notFound(name: string, cwd: string, where: LoadPlace): ConfigError {
+  const shipped = shippedNames();
+  const near = closestName(name, shipped);
+  const text =
+    `"${name}" is not a shipped example (${shipped.join(', ')}), a file path (start it with ./ or give its .ts/.js extension), ` +
+    `or a package installed where ${cwd} resolves packages` + (near ? `; did you mean ${near}?` : '');
+  return new ConfigError(where.key, text, placeOf(where));
+}
+
+/** The examples a bare name may name (`sma-cross`): strategies/*.ts of the package, found from here as from dist/. */
+function shippedNames(): string[] {
+  try {
+    return readdirSync(new URL('../../strategies/', import.meta.url))
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+      .map((f) => f.slice(0, -3))
+      .sort();
+  } catch {
+    return [];
   }
 }
 

@@ -31,6 +31,34 @@ describe('propbot backtest: a data file that is not there', () => {
   });
 });
 
+describe('propbot backtest: a strategy or a range that is not there', () => {
+  it("a scenario's strategy name that is no example, file or package: strategy.use, its line, and the nearest example", async () => {
+    const dir = tempDir();
+    const scenario = path.join(dir, 's.yaml');
+    writeFileSync(scenario, `strategy:\n  use: mean-reverson\ndata:\n  - asset: BTC\n    file: ${JSON.stringify(path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv'))}\n`);
+    const r = await propbot(['backtest', scenario], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      `propbot: ${scenario}:line 2: strategy.use: "mean-reverson" is not a shipped example (challenge-aware, donchian-breakout, mean-reversion, sma-cross), ` +
+        `a file path (start it with ./ or give its .ts/.js extension), or a package installed where ${dir} resolves packages; did you mean mean-reversion?`,
+    );
+  });
+
+  it('--to before the first candle and --from after the last: the flag, and where the candles are', async () => {
+    const dir = tempDir();
+    const csv = path.join(dir, 'three.csv');
+    const day = 86_400_000;
+    const t0 = Date.UTC(2024, 0, 1);
+    writeFileSync(csv, ['timestamp_ms,open,high,low,close,volume', ...[0, 1, 2].map((i) => `${t0 + i * day},10,11,9,10,1`)].join('\n') + '\n');
+    const run = (...range: string[]) => propbot(['backtest', '--strategy', 'sma-cross', '--data', `BTC=${csv}`, '--param', 'period=1D', ...range, '--out', path.join(dir, 'out')], dir);
+    const early = await run('--to', '2023-12-31');
+    expect(early.code).toBe(2);
+    expect(early.stderr.trim()).toBe(`propbot: --to: 2023-12-31T00:00Z is not after the first candle of ${csv} (2024-01-01T00:00Z)`);
+    const late = await run('--from', '2024-02-01');
+    expect(late.stderr.trim()).toBe(`propbot: --from: 2024-02-01T00:00Z is after the last candle of ${csv} (2024-01-03T00:00Z; its first: 2024-01-01T00:00Z)`);
+  });
+});
+
 const ORCL = path.join(REPO, 'backtest/data/pyalgotrade-orcl-2001-daily.csv');
 
 /** A plugin that logs each daily close and throws on the fifth candle (line 13 of the file). */
@@ -91,7 +119,7 @@ describe('propbot backtest: a strategy that throws', () => {
     const r = await propbot(['backtest', '--strategy', './load.ts', '--data', `ORCL=${ORCL}`, '--out', path.join(dir, 'out')], dir);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr.trim()).toBe(`propbot: strategy: ${path.join(dir, 'load.ts')}: failed to load: cannot start: no table (${path.join(dir, 'load.ts')}:3:37)`);
+    expect(r.stderr.trim()).toBe(`propbot: --strategy: ${path.join(dir, 'load.ts')}: failed to load: cannot start: no table (${path.join(dir, 'load.ts')}:3:37)`);
   });
 });
 
@@ -105,7 +133,7 @@ describe('propbot backtest: a plugin that does not parse', () => {
     const r = await propbot(['backtest', '--strategy', `./${name}`, '--data', `ORCL=${ORCL}`, '--out', path.join(dir, 'out')], dir);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr.trim()).toBe(`propbot: strategy: ${path.join(dir, name)}:5:26: syntax error: Unexpected ";" (\`setup() { const x = 1 +; return null; },\`)`);
+    expect(r.stderr.trim()).toBe(`propbot: --strategy: ${path.join(dir, name)}:5:26: syntax error: Unexpected ";" (\`setup() { const x = 1 +; return null; },\`)`);
   });
 });
 

@@ -83,6 +83,35 @@ describe('start-up errors are one line naming file, line and key', () => {
     expect(oneLine(r2.stderr)).toMatch(new RegExp(`^propbot: ${plain.file}:line ${plain.line}: connection\\.baseUrl: plain http:// is refused`));
   });
 
+  /** The last line: a paper run may log its store's closing before the error. */
+  const lastLine = (stderr: string) => stderr.trimEnd().split('\n').at(-1);
+
+  it('a strategy name that is no example, file or package: its key and line, the examples and the nearest', async () => {
+    const { file, line } = config('typo.yaml', paper('').replace('use: sma-cross', 'use: sma-crosss'), 'use:');
+    const r = await finish(cli(['run', '--config', file]));
+    expect(r.code).toBe(2);
+    expect(lastLine(r.stderr)).toBe(
+      `propbot: ${file}:line ${line}: strategies.0.use: "sma-crosss" is not a shipped example (challenge-aware, donchian-breakout, mean-reversion, sma-cross), ` +
+        `a file path (start it with ./ or give its .ts/.js extension), or a package installed where ${dir} resolves packages; did you mean sma-cross?`,
+    );
+  });
+
+  it("a strategy's parameter refused after the file was read names its line", async () => {
+    const { file, line } = config('params.yaml', paper('').replace('fast: 10', 'fast: 40'), 'params:');
+    const r = await finish(cli(['run', '--config', file]));
+    expect(r.code).toBe(2);
+    expect(lastLine(r.stderr)).toBe(`propbot: ${file}:line ${line}: strategies.0.params.fast: strategy "sma-cross": parameter "fast": fast must be shorter than slow`);
+  });
+
+  it("paper.from after the data's last candle: the key, its line, and where the file's candles are", async () => {
+    const { file, line } = config('late.yaml', paper('').replace('from: 2019-05-01', 'from: 2025-01-01'), 'from:');
+    const r = await finish(cli(['run', '--config', file]));
+    expect(r.code).toBe(2);
+    expect(lastLine(r.stderr)).toBe(
+      `propbot: ${file}:line ${line}: paper.from: 2025-01-01T00:00Z is after the last candle of ${COINBASE_BTC_1H} (2019-10-17T09:00Z; its first: 2017-07-01T11:00Z)`,
+    );
+  });
+
   describe('a wrong API key in sandbox mode', () => {
     let sb: SandboxHandle;
     beforeAll(async () => {

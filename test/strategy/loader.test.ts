@@ -56,7 +56,17 @@ describe('loadStrategy', () => {
       const loaded = await loadStrategy('propbot-strategy-demo', { cwd: dir });
       expect(loaded.strategy.name).toBe('pkg-demo');
       expect(loaded.source).toBe('propbot-strategy-demo');
-      await expect(loadStrategy('propbot-strategy-missing', { cwd: dir })).rejects.toThrow(/propbot-strategy-missing: failed to load/);
+      await expect(loadStrategy('propbot-strategy-missing', { cwd: dir })).rejects.toThrow(
+        `strategy: "propbot-strategy-missing" is not a shipped example (challenge-aware, donchian-breakout, mean-reversion, sma-cross), a file path`,
+      );
+      // Found, but one of its own imports is not: that import is named, not the package.
+      const broken = path.join(dir, 'node_modules', 'propbot-strategy-broken');
+      mkdirSync(broken, { recursive: true });
+      writeFileSync(path.join(broken, 'package.json'), JSON.stringify({ name: 'propbot-strategy-broken', version: '1.0.0', type: 'module', main: 'index.js' }));
+      writeFileSync(path.join(broken, 'index.js'), "import 'left-pad-never-installed';\nexport default null;\n");
+      await expect(loadStrategy('propbot-strategy-broken', { cwd: dir, usePath: 'strategies.2.use' })).rejects.toThrow(
+        /^strategies\.2\.use: propbot-strategy-broken: failed to load: Cannot find package 'left-pad-never-installed'/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -149,7 +149,7 @@ describe('strategy plugins from any folder', () => {
     writeFileSync(path.join(b, 'p.ts'), thrower);
     for (const dir of [a, b, a]) {
       const r = await propbot(['backtest', '--strategy', './p.ts', '--data', `ORCL=${ORCL}`, '--out', path.join(dir, 'out')], dir);
-      expect(r.stderr.trim()).toBe(`propbot: strategy: ${path.join(dir, 'p.ts')}: failed to load: no (${path.join(dir, 'p.ts')}:3:20)`);
+      expect(r.stderr.trim()).toBe(`propbot: --strategy: ${path.join(dir, 'p.ts')}: failed to load: no (${path.join(dir, 'p.ts')}:3:20)`);
     }
   });
 });
