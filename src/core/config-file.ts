@@ -11,6 +11,7 @@ import type * as Yaml from 'yaml';
 import type { Document, LineCounter, Node } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './errors.js';
+import { closestName } from './suggest.js';
 
 let loadedYaml: typeof Yaml | undefined;
 
@@ -76,16 +77,77 @@ export function parseConfigText<S extends z.ZodType>(text: string, schema: S, op
     result = schema.safeParse(interpolated);
   }
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
+  const issue = firstIssue(result.error.issues, interpolated);
   const path = issue.path.map(String);
   // An unknown key is reported at the key itself, not at its parent.
   const keys = (issue as { keys?: string[] }).keys;
   const at = issue.code === 'unrecognized_keys' && keys?.length ? [...path, keys[0]!] : path;
-  const message =
-    issue.code === 'unrecognized_keys' && keys?.length
-      ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `'${k}'`).join(', ')}`
-      : issue.message;
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys' && keys?.length) {
+    message = `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `'${k}'`).join(', ')}`;
+    const near = closestName(keys[0]!, keysAt(schema, issue.path));
+    if (near !== undefined) message += `; did you mean '${near}'?`;
+  }
   throw new ConfigError(at.join('.'), message, { file, line: lineOf(doc.contents, at, lineCounter) });
+}
+
+/**
+ * The issue to report: the first, except that a mistyped key makes two, the unknown key and the
+ * missing one beside it; the unknown key is the one to name (with its suggestion).
+ */
+function firstIssue(issues: readonly z.core.$ZodIssue[], input: unknown): z.core.$ZodIssue {
+  const unknown = issues.find((i) => i.code === 'unrecognized_keys');
+  if (!unknown) return issues[0]!;
+  const at = unknown.path.map(String).join('.');
+  const missingBeside = (i: z.core.$ZodIssue) => i.path.length > 0 && i.path.slice(0, -1).map(String).join('.') === at && valueAt(input, i.path) === undefined;
+  return issues.some(missingBeside) ? unknown : issues[0]!;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let node = root;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+/** What zod's own definitions hold, as far as finding an object's keys needs (zod 4's `_zod.def`). */
+interface SchemaDef {
+  type: string;
+  innerType?: SchemaNode;
+  in?: SchemaNode;
+  getter?: () => SchemaNode;
+  shape?: Record<string, SchemaNode>;
+  element?: SchemaNode;
+  valueType?: SchemaNode;
+  options?: SchemaNode[];
+}
+interface SchemaNode {
+  _zod?: { def?: SchemaDef };
+}
+
+/** The keys the schema allows at `path` (for "did you mean"); a union gives its options' keys together. */
+function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  const keys = new Set<string>();
+  const visit = (node: SchemaNode | undefined, at: number, depth: number): void => {
+    const def = node?._zod?.def;
+    if (!def || depth > 64) return;
+    if (def.innerType) return visit(def.innerType, at, depth + 1); // optional, default, nullable, …
+    if (def.type === 'pipe') return visit(def.in, at, depth + 1);
+    if (def.type === 'lazy' && def.getter) return visit(def.getter(), at, depth + 1);
+    if (def.type === 'union' && def.options) return def.options.forEach((o) => visit(o, at, depth + 1));
+    if (at === path.length) {
+      if (def.type === 'object' && def.shape) for (const k of Object.keys(def.shape)) keys.add(k);
+      return;
+    }
+    const part = String(path[at]);
+    if (def.type === 'object') return visit(def.shape?.[part], at + 1, depth + 1);
+    if (def.type === 'array') return visit(def.element, at + 1, depth + 1);
+    if (def.type === 'record') return visit(def.valueType, at + 1, depth + 1);
+  };
+  visit(schema as unknown as SchemaNode, 0, 0);
+  return [...keys];
 }
 
 /**

@@ -1,17 +1,26 @@
 /** "Did you mean …?" for a mistyped name: the one candidate closest to it, if any is close enough. */
 
-/** The candidate within `maxDistance` edits (insert, delete, replace, swap two neighbours) of `word`; ties: the first. */
+/**
+ * The candidate within `maxDistance` edits (insert, delete, replace, swap two neighbours) of `word`;
+ * ties: the first. Failing that, the one candidate that begins with all of the word but its last
+ * letter, five letters at least (`strategy` → `strategies`: a singular for a plural is three edits).
+ */
 export function closestName(word: string, candidates: Iterable<string>, maxDistance = 2): string | undefined {
+  const w = word.toLowerCase();
+  const list = [...candidates];
   let best: string | undefined;
   let bestDistance = maxDistance + 1;
-  for (const c of candidates) {
-    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+  for (const c of list) {
+    const d = editDistance(w, c.toLowerCase());
     if (d < bestDistance) {
       best = c;
       bestDistance = d;
     }
   }
-  return best;
+  if (best !== undefined || w.length < 6) return best;
+  const stem = w.slice(0, -1);
+  const extending = list.filter((c) => c.toLowerCase().startsWith(stem));
+  return extending.length === 1 ? extending[0] : undefined;
 }
 
 /** Optimal string alignment distance: a transposed pair counts one edit, as a typo makes it. */

@@ -96,6 +96,17 @@ describe('start-up errors are one line naming file, line and key', () => {
     );
   });
 
+  it("a mistyped key of the run's own schema is named with the key it most likely meant", async () => {
+    const risk = config('risk-typo.yaml', paper('risk:\n  drawdown:\n    maxAdverseMov: 0.05\n'), 'maxAdverseMov');
+    const r1 = await finish(cli(['run', '--config', risk.file]));
+    expect(r1.code).toBe(2);
+    expect(oneLine(r1.stderr)).toBe(`propbot: ${risk.file}:line ${risk.line}: risk.drawdown.maxAdverseMov: unknown key 'maxAdverseMov'; did you mean 'maxAdverseMove'?`);
+    // A scenario's singular `strategy:` copied into a run config.
+    const singular = config('singular.yaml', paper('').replace('strategies:', 'strategy:'), 'strategy:');
+    const r2 = await finish(cli(['run', '--config', singular.file]));
+    expect(oneLine(r2.stderr)).toBe(`propbot: ${singular.file}:line ${singular.line}: strategy: unknown key 'strategy'; did you mean 'strategies'?`);
+  });
+
   it("a strategy's parameter refused after the file was read names its line", async () => {
     const { file, line } = config('params.yaml', paper('').replace('fast: 10', 'fast: 40'), 'params:');
     const r = await finish(cli(['run', '--config', file]));

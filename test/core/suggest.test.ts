@@ -19,4 +19,10 @@ describe('closestName: the nearest name to a typo', () => {
     expect(closestName('smacros', shipped, 1)).toBeUndefined();
     expect(closestName('smacros', shipped)).toBe('sma-cross');
   });
+
+  it('takes a singular for its plural when only one name begins with it', () => {
+    expect(closestName('strategy', ['mode', 'paper', 'strategies', 'risk'])).toBe('strategies');
+    expect(closestName('strategy', ['strategies', 'strategist'])).toBeUndefined();
+    expect(closestName('risks', ['risk-limits', 'mode'], 1)).toBeUndefined(); // under six letters: edits only
+  });
 });
