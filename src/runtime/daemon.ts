@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { Subject, Subscription } from 'rxjs';
 import type { Exchange } from '../api/exchange.js';
 import { HttpExchange } from '../api/client.js';
-import { RateLimitError, TransientFailure, UnauthorizedError } from '../api/errors.js';
+import { ConnectionError, RateLimitError, TransientFailure, UnauthorizedError } from '../api/errors.js';
 import { INCREASE_ORDER_TYPES } from '../api/types.js';
 import { WallClock } from '../core/clock.js';
 import { Dec } from '../core/decimal.js';
@@ -190,6 +190,13 @@ export class Daemon {
     if (error instanceof UnauthorizedError && config.connection) {
       const { baseUrl, apiKeyEnv } = config.connection;
       error = new ConfigError('connection.apiKeyEnv', `${baseUrl} refused the API key in ${apiKeyEnv}: ${error.message}`, { cause: error });
+    } else if (error instanceof ConnectionError && config.connection) {
+      // Nothing answered at all, through every retry: the address is the first thing to check.
+      const { baseUrl } = config.connection;
+      const url = new URL(baseUrl);
+      const sandbox = config.mode === 'sandbox' && isLoopbackHost(url.hostname);
+      const hint = sandbox ? `; is the sandbox running? start it with \`propbot sandbox --port ${url.port || (url.protocol === 'https:' ? 443 : 80)}\`` : '';
+      error = new ConfigError('connection.baseUrl', `nothing answered at ${baseUrl}: ${error.message}${hint}`, { cause: error });
     }
     return locateConfigError(error, source);
   }

@@ -4,6 +4,7 @@
  * stack, and never prints the API key.
  */
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
@@ -120,6 +121,28 @@ describe('start-up errors are one line naming file, line and key', () => {
     expect(r.code).toBe(2);
     expect(lastLine(r.stderr)).toBe(
       `propbot: ${file}:line ${line}: paper.from: 2025-01-01T00:00Z is after the last candle of ${COINBASE_BTC_1H} (2019-10-17T09:00Z; its first: 2017-07-01T11:00Z)`,
+    );
+  });
+
+  it('a sandbox address where nothing listens: connection.baseUrl, its line, and how to start the sandbox', async () => {
+    // A port just freed on loopback: connecting is refused at once (each of the start-up's retries too).
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = probe.address() as AddressInfo;
+        probe.close(() => resolve(p));
+      });
+    });
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const { file, line } = config(
+      'no-sandbox.yaml',
+      `mode: sandbox\nconnection:\n  baseUrl: ${baseUrl}\n${STRATEGY}status: { enabled: false }\nstore: { file: ${JSON.stringify(path.join(dir, 'no-sandbox.db'))} }\n`,
+      'baseUrl',
+    );
+    const r = await finish(cli(['run', '--config', file], { PROPBOT_API_KEY: 'psk_test_unused_1' }));
+    expect(r.code).toBe(2);
+    expect(lastLine(r.stderr)).toBe(
+      `propbot: ${file}:line ${line}: connection.baseUrl: nothing answered at ${baseUrl}: GET /accounts/risk-status: connection failed ` +
+        `(ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}); is the sandbox running? start it with \`propbot sandbox --port ${port}\``,
     );
   });
 
