@@ -42,3 +42,9 @@ export function editDistance(a: string, b: string): number {
   }
   return rows[a.length]![b.length]!;
 }
+
+/** `' (did you mean "x"?)'` for the closest name, or nothing. */
+export function didYouMean(word: string, candidates: Iterable<string>): string {
+  const near = closestName(word, candidates);
+  return near === undefined ? '' : ` (did you mean "${near}"?)`;
+}

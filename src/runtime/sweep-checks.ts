@@ -6,6 +6,7 @@
  * to contain a few impossible pairs. A run that fails once started is a failure of the sweep.
  */
 import { ConfigError } from '../core/errors.js';
+import { didYouMean } from '../core/suggest.js';
 import { parseParams } from '../strategy/params.js';
 import { importStrategy } from '../strategy/loader.js';
 import type { Scenario } from './scenario.js';
@@ -28,7 +29,8 @@ export async function strategyParamsCheck(scenario: Scenario, grid: Readonly<Rec
   if (unknown.length > 0) {
     throw new ConfigError(
       `--grid ${unknown[0]}`,
-      `strategy "${strategy.name}" has no parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; its parameters: ${known.join(', ') || '(none)'}`,
+      `strategy "${strategy.name}" has no parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}` +
+        `${didYouMean(unknown[0]!, known)}; its parameters: ${known.join(', ') || '(none)'}`,
     );
   }
   return (params) => {

@@ -7,6 +7,7 @@ import { Decimal } from 'decimal.js';
 import { z } from 'zod';
 import { Dec } from '../core/decimal.js';
 import { ConfigError, describeValue } from '../core/errors.js';
+import { didYouMean } from '../core/suggest.js';
 
 export interface DecimalParamOptions {
   /** Smallest accepted value (inclusive). */
@@ -73,7 +74,8 @@ export function parseParams<S extends ParamsSchema>(
   if (issue.code === 'unrecognized_keys') {
     const keys = (issue as { keys: string[] }).keys;
     key = [key, keys[0]].filter(Boolean).join('.');
-    message = `unknown parameter${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}; known: ${Object.keys(schema.shape).join(', ') || '(none)'}`;
+    const known = Object.keys(schema.shape);
+    message = `unknown parameter${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}${didYouMean(keys[0]!, known)}; known: ${known.join(', ') || '(none)'}`;
   }
   const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more problem(s))` : '';
   throw new ConfigError(

@@ -35,7 +35,8 @@ describe('objectives and constraints', () => {
     expect(violation(row(0, { maxDrawdownPct: '8.5' }), [dd])).toBe('maxDrawdownPct<=8 not met (8.5)');
     expect(violation(row(0, { challenge: { passed: false, failedRule: 'max_daily_drawdown', daysToTarget: null } }), [parseConstraint('rules')])).toBe('failed max_daily_drawdown');
     expect(violation(row(0, { stopped: { at: 1, reason: 'failed_rule' }, challenge: null }), [parseConstraint('rules')])).toBe('failed a challenge rule');
-    expect(() => parseConstraint('drawdown<5')).toThrow(/--constraint: expected one of returnPct/);
+    expect(() => parseConstraint('drawdown<5')).toThrow(/--constraint: expected one of returnPct.*got "drawdown"$/);
+    expect(() => parseConstraint('maxDrawdownPc<=8')).toThrow(/got "maxDrawdownPc"; did you mean maxDrawdownPct\?$/);
     expect(() => parseConstraint('maxDrawdownPct=5')).toThrow(/expected 'rules' or NAME<=N/);
   });
 
