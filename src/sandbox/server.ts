@@ -307,9 +307,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   const port = options.port ?? config.server.port;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const refused = (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES' && err.code !== 'EADDRNOTAVAIL') return reject(err);
+      // The port a user picks, by flag or by the file: the one to change (often a sandbox already running).
+      const key = options.port !== undefined ? '--port' : 'server.port';
+      const busy = err.code === 'EADDRINUSE' ? ' (another sandbox may be running there)' : '';
+      const where = options.port === undefined && options.configFile !== undefined ? { file: options.configFile } : {};
+      reject(new ConfigError(key, `cannot listen on ${host}:${port}: ${err.code}${busy}; choose another port, 0 for any free one`, where));
+    };
+    server.once('error', refused);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', refused);
       resolve();
     });
   });

@@ -87,4 +87,23 @@ describe('propbot sandbox (child process)', () => {
     expect(r.stderr()).toContain('line 4');
     expect(r.stderr()).toContain('markets.0.price.randomWalk.initial');
   });
+
+  it('a port already taken exits 2 naming the flag, or the key and line of the file that set it', async () => {
+    const first = run(FROM_SOURCE, ['sandbox', '--port', '0']);
+    await listening(first);
+    const port = Number(/127\.0\.0\.1:(\d+)/.exec(first.stdout())![1]);
+    const byFlag = run(FROM_SOURCE, ['sandbox', '--port', String(port)]);
+    expect(await byFlag.exit).toBe(2);
+    const refused = `cannot listen on 127.0.0.1:${port}: EADDRINUSE (another sandbox may be running there); choose another port, 0 for any free one`;
+    expect(byFlag.stderr().trim()).toBe(`propbot: --port: ${refused}`);
+    const dir = mkdtempSync(path.join(tmpdir(), 'propbot-sandbox-cli-'));
+    const file = path.join(dir, 'taken.yaml');
+    writeFileSync(file, readFileSync(path.join(ROOT, 'config/sandbox.yaml'), 'utf8').replace(/^  port: \d+/m, `  port: ${port}`));
+    const line = readFileSync(file, 'utf8').split('\n').findIndex((l) => l.startsWith(`  port: ${port}`)) + 1;
+    const byFile = run(FROM_SOURCE, ['sandbox', '--config', file]);
+    expect(await byFile.exit).toBe(2);
+    expect(byFile.stderr().trim()).toBe(`propbot: ${file}:line ${line}: server.port: ${refused}`);
+    first.child.kill('SIGTERM');
+    expect(await first.exit).toBe(0);
+  });
 });
