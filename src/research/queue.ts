@@ -220,6 +220,9 @@ export interface QueueWorkerOptions {
   readonly log?: (line: string) => void;
 }
 
+/** How long a worker's close may take after its last run before its connections are cut. */
+const CLOSE_GRACE_MS = 3_000;
+
 /** The worker's side: take jobs until `close()`. */
 export async function startQueueWorker(given: QueueWorkerOptions): Promise<{ close: () => Promise<void> }> {
   if (given.dataDir !== undefined && given.dataRoot !== undefined) throw new ConfigError('--data-root', 'give --data-root or --data-dir, not both');
@@ -234,26 +237,18 @@ export async function startQueueWorker(given: QueueWorkerOptions): Promise<{ clo
   const stallMs = options.stallMs ?? 30_000;
   const connection = redisConnection(options.url);
   const results = new Redis(connection as RedisOptions);
+  let inHand = 0;
+  let idle: (() => void) | undefined;
   const worker: Worker<QueuedRun, boolean> = new Worker<QueuedRun, boolean>(
     QUEUE_NAME,
     async (bull: Job<QueuedRun>): Promise<boolean> => {
-      const q = bull.data;
-      const run = await onThisMachine(q);
-      const what = q.kind === 'sweep' ? `run ${q.job.index} ${JSON.stringify(q.job.params)}` : `backtest "${q.job.name}"`;
-      log(`${what} started`);
-      let answer: string;
-      if (run.kind === 'sweep') {
-        const [row] = await pool.run([run.job]);
-        const { index: _index, ...stored } = row!;
-        answer = JSON.stringify(stored);
-      } else {
-        answer = await pool.backtest(run.job);
+      inHand += 1;
+      try {
+        return await runJob(bull.data);
+      } finally {
+        inHand -= 1;
+        if (inHand === 0) idle?.();
       }
-      const key = resultsKey(q.scenario);
-      const fresh = await results.hsetnx(key, q.run, answer);
-      await results.expire(key, RESULT_TTL_S);
-      log(`${q.kind === 'sweep' ? `run ${q.job.index}` : what} ${fresh ? 'done' : 'done (already stored by another worker)'}`);
-      return fresh === 1;
     },
     {
       connection,
@@ -264,11 +259,59 @@ export async function startQueueWorker(given: QueueWorkerOptions): Promise<{ clo
       maxStalledCount: 3,
     },
   );
-  worker.on('error', (err: Error) => log(`queue error: ${err.message}`));
+  /** One run taken from the queue: its result stored once, whichever worker stores it first. */
+  async function runJob(q: QueuedRun): Promise<boolean> {
+    const run = await onThisMachine(q);
+    const what = q.kind === 'sweep' ? `run ${q.job.index} ${JSON.stringify(q.job.params)}` : `backtest "${q.job.name}"`;
+    log(`${what} started`);
+    let answer: string;
+    if (run.kind === 'sweep') {
+      const [row] = await pool.run([run.job]);
+      const { index: _index, ...stored } = row!;
+      answer = JSON.stringify(stored);
+    } else {
+      answer = await pool.backtest(run.job);
+    }
+    const key = resultsKey(q.scenario);
+    const fresh = await results.hsetnx(key, q.run, answer);
+    await results.expire(key, RESULT_TTL_S);
+    log(`${q.kind === 'sweep' ? `run ${q.job.index}` : what} ${fresh ? 'done' : 'done (already stored by another worker)'}`);
+    return fresh === 1;
+  }
+  // Every connection reports each failed reconnect; the log says once that the queue is gone and once
+  // that it is back. A worker may start before the queue does, and then waits for it.
+  let ready = false;
+  let down: string | null = null;
+  const lost = (err: Error): void => {
+    if (down === err.message) return;
+    down = err.message;
+    log(`${ready ? 'queue lost' : 'waiting for the queue'} at ${redactRedisUrl(options.url)}: ${err.message} (the worker keeps trying; Ctrl-C to stop)`);
+  };
+  worker.on('error', lost);
+  results.on('error', lost);
+  results.on('ready', () => {
+    if (down !== null && ready) log('queue reachable again');
+    down = null;
+  });
   await worker.waitUntilReady();
+  ready = true;
+  down = null;
   return {
     close: async () => {
-      await worker.close();
+      const closing = worker.close().then(
+        () => true,
+        () => true,
+      );
+      // Once the runs in hand are done, BullMQ's close can still wait forever on its blocking
+      // connection left reconnecting after the queue was lost and back (taskforcesh/bullmq#4656):
+      // it gets a grace period, then the connections are cut.
+      const runsDone = inHand === 0 ? Promise.resolve() : new Promise<void>((resolve) => (idle = resolve));
+      const graceOver = runsDone.then(() => new Promise<false>((resolve) => setTimeout(() => resolve(false), CLOSE_GRACE_MS)));
+      if (!(await Promise.race([closing, graceOver]))) {
+        log(`the queue's connections did not close within ${CLOSE_GRACE_MS / 1000} s of the last run; cutting them`);
+        // Not awaited: on that connection it can wait as long as close did.
+        void worker.disconnect().catch(() => undefined);
+      }
       await pool.close();
       results.disconnect();
     },

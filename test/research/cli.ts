@@ -74,9 +74,12 @@ export function startWorker(url: string, extra: string[] = [], o: RunOptions = {
   return w;
 }
 
+/** SIGTERM, and SIGKILL if it has not exited 20 s later: a failing test must not leave a worker behind. */
 export async function stopWorker(w: WorkerProcess): Promise<void> {
   if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGTERM');
+  const timer = setTimeout(() => w.child.kill('SIGKILL'), 20_000);
   await w.exited;
+  clearTimeout(timer);
 }
 
 /** `fn` with a worker that is ready, stopped after whatever `fn` does. */

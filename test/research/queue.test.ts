@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../backtest/helpers.js';
 import { BTC, byParams, propbot, startWorker, stopWorker } from './cli.js';
-import { redisForTests, redisServerFor } from './redis.js';
+import { freePort, redisForTests, redisServerFor, startRedis, type RedisServer } from './redis.js';
 
 const REDIS = redisServerFor('the Redis queue tests');
 
@@ -70,4 +70,33 @@ describe.skipIf(!REDIS)('sweeps on a Redis queue (BullMQ)', () => {
       await stopWorker(w);
     }
   }, 300_000);
+});
+
+describe.skipIf(!REDIS)('a worker and a queue that is not there (yet)', () => {
+  it('waits for it with one line, says once each that it is lost and back, and still stops on SIGTERM', async () => {
+    const port = await freePort();
+    const w = startWorker(`redis://127.0.0.1:${port}`);
+    let redis: RedisServer | undefined;
+    try {
+      await w.until(/waiting for the queue at redis:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED.* \(the worker keeps trying; Ctrl-C to stop\)/);
+      redis = await startRedis(REDIS!, port);
+      await w.until(/worker ready on redis:\/\/127\.0\.0\.1:\d+/);
+      await redis.stop();
+      await w.until(/queue lost at redis:\/\/127\.0\.0\.1:\d+: /);
+      redis = await startRedis(REDIS!, port);
+      await w.until(/queue reachable again/);
+      // Each connection failed each reconnect; the log says each state once, with no library stack.
+      expect(w.log.match(/waiting for the queue/g)).toHaveLength(1);
+      expect(w.log.match(/queue lost/g)).toHaveLength(1);
+      expect(w.log).not.toContain('[ioredis] Unhandled error event');
+      // BullMQ's close can hang on a connection that was lost and back (taskforcesh/bullmq#4656):
+      // the worker exits anyway.
+      w.child.kill('SIGTERM');
+      const exited = await Promise.race([w.exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 30_000))]);
+      expect(exited).toBe(0);
+    } finally {
+      await stopWorker(w);
+      await redis?.stop();
+    }
+  }, 60_000);
 });

@@ -53,8 +53,9 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-export async function startRedis(binary: string): Promise<RedisServer> {
-  const port = await freePort();
+/** On `port` when given (a worker already waiting there), else a free one. */
+export async function startRedis(binary: string, port?: number): Promise<RedisServer> {
+  port ??= await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), 'pb-redis-'));
   const child: ChildProcess = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {

@@ -44,5 +44,8 @@ export function registerWorker(program: Command): void {
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
+      // Closed, its runs done and stored: a connection the queue library still holds (see close) must
+      // not keep the process alive.
+      setTimeout(() => process.exit(process.exitCode ?? 0), 1_000).unref();
     });
 }
