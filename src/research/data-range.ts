@@ -4,8 +4,8 @@
  * the optimizer puts its prune checkpoints in it.
  */
 import { ConfigError } from '../core/errors.js';
-import { noCandlesError } from '../runtime/no-candles.js';
 import { readCandleFile } from '../feed/files/candle-file.js';
+import { noCandlesError } from '../runtime/no-candles.js';
 import type { Scenario } from '../runtime/scenario.js';
 
 export interface DataRange {

@@ -9,7 +9,6 @@ import type { Logger } from 'pino';
 import type { AccountType, MarketCategory } from '../api/types.js';
 import type { Exchange } from '../api/exchange.js';
 import { VirtualClock, type Clock } from '../core/clock.js';
-import { noCandlesError, type RangeKeys } from './no-candles.js';
 import { ConfigError } from '../core/errors.js';
 import { SeededIds } from '../core/ids.js';
 import { silentLogger } from '../core/logger.js';
@@ -33,6 +32,7 @@ import { StrategyRunner } from '../strategy/runner.js';
 import { withinWindow, type TradingWindow } from '../strategy/window.js';
 import type { StrategyStateStore } from '../strategy/state.js';
 import type { PipelineMetrics } from './metrics.js';
+import { noCandlesError, type RangeKeys } from './no-candles.js';
 import { Pipeline, type PipelineOptions } from './pipeline.js';
 import { TickInterleaver, type ReplayMarket, type ReplayStep } from './replay.js';
 
