@@ -71,6 +71,28 @@ describe('market status rule', () => {
     expect(at(SCHEDULE_NONE_AHEAD).check(openIntent()).verdict).toBe('approved');
   });
 
+  it('a break the clock has reached before any snapshot shows it denies opens as paused, until its scheduled end', () => {
+    // Taken 5 s before the break began (inPause still false); the guard's clock is 1 s into it.
+    const at = (nextUnpauseAt: number) => {
+      const { guard, clock } = setup({ config: only('marketStatus'), market: null });
+      const schedule = { nextPauseAt: T0 - 1_000, nextUnpauseAt, closestPauseAt: 0, closestUnpauseAt: 0, pausedAt: 0, inPause: false };
+      guard.observeMarket(marketSnap(market({ schedule }), T0 - 6_000));
+      return { guard, clock };
+    };
+    const { guard, clock } = at(T0 + 3_600_000);
+    const denied = guard.check(openIntent());
+    expect(denied).toMatchObject({ code: 'market_paused', retryAt: T0 + 3_600_000 });
+    expect(denied).toMatchObject({ reason: expect.stringMatching(/scheduled break since .*: the latest snapshot \(taken at .*\) predates it/) });
+    // Reducing intents are the venue's to refuse, as before a break.
+    expect(guard.check(closeIntent()).verdict).toBe('approved');
+    // A break whose end the snapshot does not give (none ahead of its start) holds opens too, without a retry time.
+    expect(at(T0 - 2_000).guard.check(openIntent())).toMatchObject({ code: 'market_paused' });
+    expect(at(T0 - 2_000).guard.check(openIntent())).not.toHaveProperty('retryAt');
+    // Past the scheduled end the break no longer holds (the stale rule still watches the snapshot's age).
+    clock.set(T0 + 3_600_000);
+    expect(guard.check(openIntent())).not.toMatchObject({ code: 'market_paused' });
+  });
+
   it('denies opens on a stale snapshot and on a market never seen', () => {
     const { guard } = setup({ config: only('marketStatus') });
     guard.observeMarket(marketSnap(market(), T0, true));

@@ -4,7 +4,8 @@ import type { Rule } from '../context.js';
 /**
  * Paused or closed: nothing on that market passes (the venue refuses creation, edits and cancels).
  * Close-only: only `close` (the venue takes only a take without trigger). Opens are also denied on a
- * stale snapshot, on a market never seen, and within `pauseLeadMs` of a scheduled pause.
+ * stale snapshot, on a market never seen, within `pauseLeadMs` of a scheduled pause, and inside it
+ * by the clock before a snapshot shows it.
  */
 export const marketStatusRule: Rule = (intent, ctx) => {
   if (intent.kind === 'close_all') return undefined;
@@ -32,6 +33,21 @@ export const marketStatusRule: Rule = (intent, ctx) => {
       code: 'market_data_stale',
       reason: `market snapshot of ${intent.asset} is stale (taken at ${new Date(m.takenAt).toISOString()})`,
     };
+  }
+  // The clock inside the next break while the latest snapshot predates it (a poll comes every few
+  // seconds): the schedule says paused, and the venue would refuse the open. The break ends at
+  // `nextUnpauseAt` when the snapshot gives one after its start; else the next snapshot says.
+  if (m.nextPauseAt !== null && ctx.now >= m.nextPauseAt) {
+    const end = m.nextUnpauseAt !== null && m.nextUnpauseAt > m.nextPauseAt ? m.nextUnpauseAt : null;
+    if (end === null || ctx.now < end) {
+      return {
+        code: 'market_paused',
+        reason:
+          `market ${intent.asset} is in its scheduled break since ${new Date(m.nextPauseAt).toISOString()}: ` +
+          `the latest snapshot (taken at ${new Date(m.takenAt).toISOString()}) predates it`,
+        ...(end !== null ? { retryAt: end } : {}),
+      };
+    }
   }
   if (m.nextPauseAt !== null && ctx.now < m.nextPauseAt && ctx.now >= m.nextPauseAt - cfg.pauseLeadMs) {
     return {
