@@ -307,7 +307,8 @@ const UNITS: Array<[string, number]> = [
 /** `60d`, `12h`, `2w`, `90m` → milliseconds. */
 export function parseDuration(text: string, flag: string): number {
   const m = /^(\d+)(w|d|h|m)$/.exec(text.trim());
-  if (!m || Number(m[1]) === 0) throw new ConfigError(flag, `expected a duration like 60d, 12h, 2w or 90m, got ${JSON.stringify(text)}`);
+  if (!m) throw new ConfigError(flag, `expected a duration like 60d, 12h, 2w or 90m, got ${JSON.stringify(text)}`);
+  if (Number(m[1]) === 0) throw new ConfigError(flag, `must be longer than 0, got ${JSON.stringify(text)}`);
   return Number(m[1]) * UNITS.find(([u]) => u === m[2])![1];
 }
 

@@ -41,6 +41,7 @@ describe('walk-forward windows', () => {
     expect(parseDuration('2w', '--train')).toBe(14 * DAY);
     expect(formatDuration(61 * HOUR)).toBe('61h');
     expect(() => parseDuration('60 days', '--train')).toThrow(/--train: expected a duration like 60d/);
+    expect(() => parseDuration('0d', '--test')).toThrow(/^--test: must be longer than 0, got "0d"$/);
   });
 });
 
