@@ -10,7 +10,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
 import { workerYoungGeneration } from '../core/young-generation.js';
+import { anotherWorkerPays, type RunSample } from './sweep-growth.js';
 import type { BacktestJob } from './backtest-job.js';
 import type { SweepJob, SweepRow } from './sweep.js';
 
@@ -18,39 +20,104 @@ import type { SweepJob, SweepRow } from './sweep.js';
 export type PoolTask = { readonly kind: 'sweep'; readonly job: SweepJob } | { readonly kind: 'backtest'; readonly job: BacktestJob };
 export type PoolAnswer = { readonly kind: 'sweep'; readonly row: SweepRow } | { readonly kind: 'backtest'; readonly text?: string; readonly error?: string };
 
+export interface SweepPoolOptions {
+  /**
+   * Start with one worker and add one, up to `size`, only when the first worker's runs say it would
+   * finish the runs left clearly sooner (sweep-growth.ts). The CLI's default when `--workers` is not given.
+   */
+  readonly adaptive?: boolean;
+  /** Cores the growth rule may count on; default the machine's. */
+  readonly cores?: number;
+  /** Told each time a worker is added: how many there are now. */
+  readonly onGrow?: (workers: number) => void;
+  /** The growth rule; default `anotherWorkerPays` (tests give one that does not depend on timings). */
+  readonly grows?: typeof anotherWorkerPays;
+}
+
 export class SweepPool {
   readonly size: number;
   readonly #all = new Set<Worker>();
   #idle: Worker[] = [];
   readonly #waiting: Array<(worker: Worker) => void> = [];
+  readonly #adaptive: boolean;
+  readonly #cores: number;
+  readonly #onGrow: ((workers: number) => void) | undefined;
+  readonly #grows: typeof anotherWorkerPays;
+  /** Runs that may go at once: `size`, or (adaptive) as many as the growth rule has allowed so far. */
+  #allowed: number;
+  /** The first worker's runs while it ran alone, for the growth rule. */
+  readonly #samples: RunSample[] = [];
 
-  constructor(size: number) {
+  constructor(size: number, options: SweepPoolOptions = {}) {
     if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`SweepPool: size must be a whole number ≥ 1, got ${size}`);
     this.size = size;
+    this.#adaptive = options.adaptive === true && size > 1;
+    this.#cores = options.cores ?? availableParallelism();
+    this.#onGrow = options.onGrow;
+    this.#grows = options.grows ?? anotherWorkerPays;
+    this.#allowed = this.#adaptive ? 1 : size;
   }
 
-  /** Run the jobs, at most `size` at once; resolves with the rows in job order. */
+  /** Workers that may run at once now. */
+  get workers(): number {
+    return this.#allowed;
+  }
+
+  /** Threads started and alive. */
+  get threads(): number {
+    return this.#all.size;
+  }
+
+  /** Run the jobs, at most `workers` at once (adaptive: more as it grows); resolves with the rows in job order. */
   async run(jobs: readonly SweepJob[], onRow?: (row: SweepRow, done: number, total: number) => void): Promise<SweepRow[]> {
     const rows: SweepRow[] = new Array(jobs.length);
     let next = 0;
     let done = 0;
-    const lanes = Math.min(this.size, jobs.length);
-    await Promise.all(
-      Array.from({ length: lanes }, async () => {
-        for (;;) {
-          const i = next;
-          if (i >= jobs.length) break;
-          next += 1;
-          const job = jobs[i]!;
-          const answer = await this.#ask({ kind: 'sweep', job });
-          const row = answer.kind === 'sweep' ? answer.row : { index: job.index, params: job.params, ok: false, error: answer.error ?? 'no answer' };
-          rows[i] = row;
-          done += 1;
-          onRow?.(row, done, jobs.length);
+    let lanes = 0;
+    const running: Promise<void>[] = [];
+    const lane = async (): Promise<void> => {
+      for (;;) {
+        const i = next;
+        if (i >= jobs.length) break;
+        next += 1;
+        const job = jobs[i]!;
+        const alone = lanes === 1 && this.#adaptive && this.#allowed === 1;
+        const wall0 = performance.now();
+        const cpu0 = alone ? process.cpuUsage() : undefined;
+        const answer = await this.#ask({ kind: 'sweep', job });
+        if (cpu0 !== undefined && answer.kind === 'sweep' && answer.row.ok) {
+          const cpu = process.cpuUsage(cpu0);
+          this.#samples.push({ wallMs: performance.now() - wall0, cpuMs: (cpu.user + cpu.system) / 1000 });
         }
-      }),
-    );
+        const row = answer.kind === 'sweep' ? answer.row : { index: job.index, params: job.params, ok: false, error: answer.error ?? 'no answer' };
+        rows[i] = row;
+        done += 1;
+        onRow?.(row, done, jobs.length);
+        this.#maybeGrow(jobs.length - next, () => {
+          lanes += 1;
+          running.push(lane());
+        });
+      }
+    };
+    for (let n = Math.min(this.#allowed, jobs.length); lanes < n; ) {
+      lanes += 1;
+      running.push(lane());
+    }
+    // Lanes added while others run join the list; wait until none is left to wait for.
+    for (let seen = 0; seen < running.length; ) {
+      const batch = running.slice(seen);
+      seen = running.length;
+      await Promise.all(batch);
+    }
     return rows;
+  }
+
+  #maybeGrow(remaining: number, addLane: () => void): void {
+    if (!this.#adaptive || this.#allowed >= this.size) return;
+    if (!this.#grows(this.#samples, remaining, this.#allowed, this.#cores)) return;
+    this.#allowed += 1;
+    this.#onGrow?.(this.#allowed);
+    if (remaining > 0) addLane();
   }
 
   /** Run a whole backtest on a thread; its result as `result-codec` text. */

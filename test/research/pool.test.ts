@@ -51,6 +51,42 @@ describe('the sweep thread pool', () => {
     }
   }, 120_000);
 
+  it('adaptive: one worker until the growth rule says another pays, then two; the rows are the fixed pool\'s', async () => {
+    const jobs = [3, 4, 5, 6, 7, 8].map((fast, i) => job(i, fast));
+    const figures = (rows: Array<{ index: number; ok: boolean; summary?: Record<string, unknown> }>) =>
+      rows.map((r) => ({ index: r.index, ok: r.ok, returnPct: r.summary?.['returnPct'] }));
+    const fixed = figures(await pool.run(jobs));
+    const seen: Array<{ samples: number; remaining: number; workers: number; measured: boolean }> = [];
+    const grown: number[] = [];
+    const adaptive = new SweepPool(2, {
+      adaptive: true,
+      cores: 2,
+      onGrow: (n) => grown.push(n),
+      grows: (samples, remaining, workers) => {
+        seen.push({ samples: samples.length, remaining, workers, measured: samples.every((s) => s.wallMs > 0 && s.cpuMs > 0) });
+        return samples.length >= 2;
+      },
+    });
+    const never = new SweepPool(2, { adaptive: true, grows: () => false });
+    try {
+      expect(adaptive.workers).toBe(1);
+      expect(figures(await adaptive.run(jobs))).toEqual(fixed);
+      expect(grown).toEqual([2]);
+      expect(adaptive.workers).toBe(2);
+      expect(adaptive.threads).toBe(2);
+      // Asked after each of the first two runs (each measured while it ran alone), then never again.
+      expect(seen).toEqual([
+        { samples: 1, remaining: 5, workers: 1, measured: true },
+        { samples: 2, remaining: 4, workers: 1, measured: true },
+      ]);
+      expect(figures(await never.run(jobs))).toEqual(fixed);
+      expect(never.workers).toBe(1);
+      expect(never.threads).toBe(1);
+    } finally {
+      await Promise.all([adaptive.close(), never.close()]);
+    }
+  }, 120_000);
+
   it('a whole backtest on a thread reports as the same run in this process', async () => {
     const backtest: BacktestJob = {
       ...base,
