@@ -39,6 +39,9 @@
  *   sweep.speedup.w2                one worker's wall time over two workers', each pair run back to
  *                                   back (the sweeps alternate one and two workers): above 1, a second
  *                                   worker made the sweep faster
+ *   sweep.*.auto, sweep.speedup.auto
+ *                                   the same with no --workers: one worker, and a second once its runs
+ *                                   show it would pay (sweep-growth.ts); run third in each alternation
  *   sweep.month.combos-per-minute.w1/.w2, sweep.month.cpu-ms.w1/.w2, sweep.month.cores.w1/.w2,
  *   sweep.month.peak-rss.w1/.w2, sweep.month.speedup.w2
  *                                   the same grid over the 1-minute month (15m SMA, as the backtest
@@ -148,12 +151,13 @@ function combos(grid: readonly string[]): number {
   return spaceSize(searchSpace(parseGrid([...grid])));
 }
 
-function sweep(base: SweepBase, grid: readonly string[], workers: number, tmp: string): { wallMs: number; cpuMs: number; peakRssMb: number } {
+/** `workers: 'auto'` passes no `--workers`: the default, which adds a second worker only when it pays. */
+function sweep(base: SweepBase, grid: readonly string[], workers: number | 'auto', tmp: string): { wallMs: number; cpuMs: number; peakRssMb: number } {
   const started = performance.now();
   const run = spawnSync(
     process.execPath,
     [...CLI_NODE_OPTIONS, '--import', pathToFileURL(path.join(root, 'bench/usage-at-exit.mjs')).href, path.join(root, 'bin/propbot.js'), 'sweep', ...base,
-      ...grid.flatMap((g) => ['--grid', g]), '--workers', String(workers), '--out', path.join(tmp, `sweep-${workers}`), '--no-progress'],
+      ...grid.flatMap((g) => ['--grid', g]), ...(workers === 'auto' ? [] : ['--workers', String(workers)]), '--out', path.join(tmp, `sweep-${workers}`), '--no-progress'],
     { encoding: 'utf8', maxBuffer: 16 << 20 },
   );
   const wallMs = performance.now() - started;
@@ -167,15 +171,17 @@ function sweeps(name: string, base: SweepBase, n: number, tmp: string, grid: rea
   // Pairs, one worker then two, n times. Run as two batches (every one-worker sweep, then every
   // two-worker one), the machine's drift between the batches read as scaling: one day's bench gave
   // the month 1.65x that way, and eight alternated pairs within the hour after 0.87-1.54x (median 1.02).
-  const pairs = Array.from({ length: n }, () => [sweep(base, grid, 1, tmp), sweep(base, grid, 2, tmp)] as const);
-  for (const workers of [1, 2]) {
-    const all = pairs.map((pair) => pair[workers - 1]!);
-    reportRuns(`${name}.combos-per-minute.w${workers}`, all.map((s) => (count * 60_000) / s.wallMs), 'combos/min');
-    reportRuns(`${name}.cpu-ms.w${workers}`, all.map((s) => s.cpuMs), 'cpu-ms');
-    reportRuns(`${name}.cores.w${workers}`, all.map((s) => s.cpuMs / s.wallMs), 'cores');
-    reportRuns(`${name}.peak-rss.w${workers}`, all.map((s) => s.peakRssMb), 'MB');
+  // The default (no --workers) beside them, in the same alternation.
+  const pairs = Array.from({ length: n }, () => [sweep(base, grid, 1, tmp), sweep(base, grid, 2, tmp), sweep(base, grid, 'auto', tmp)] as const);
+  for (const [i, label] of ['w1', 'w2', 'auto'].entries()) {
+    const all = pairs.map((pair) => pair[i]!);
+    reportRuns(`${name}.combos-per-minute.${label}`, all.map((s) => (count * 60_000) / s.wallMs), 'combos/min');
+    reportRuns(`${name}.cpu-ms.${label}`, all.map((s) => s.cpuMs), 'cpu-ms');
+    reportRuns(`${name}.cores.${label}`, all.map((s) => s.cpuMs / s.wallMs), 'cores');
+    reportRuns(`${name}.peak-rss.${label}`, all.map((s) => s.peakRssMb), 'MB');
   }
   reportRuns(`${name}.speedup.w2`, pairs.map(([one, two]) => one.wallMs / two.wallMs), 'x');
+  reportRuns(`${name}.speedup.auto`, pairs.map(([one, , auto]) => one.wallMs / auto.wallMs), 'x');
 }
 
 export async function run(): Promise<void> {
