@@ -58,7 +58,7 @@ export function addSearchOptions(command: Command): Command {
     .option('--constraint <rule>', "exclude what breaks it: 'rules' (no challenge rule failed) or NAME<=N, NAME>=N (repeatable)", collect)
     .option('--batch <n>', 'tpe: trials proposed together (default 4; the same seed and batch give the same trials)', parsePositiveInt)
     .option('--no-prune', 'tpe: run every trial to its end (default: stop clearly bad ones early)')
-    .option('--workers <n>', 'worker threads (default: one, and more up to the number of cores once its runs show another would finish sooner)', parsePositiveInt)
+    .option('--workers <n>', 'worker threads (default: sweep, one and more up to the number of cores once its runs show another would finish sooner; walkforward, the number of cores)', parsePositiveInt)
     .option('--queue <redis-url>', "run on workers taking jobs from Redis (redis://HOST:PORT; start them with propbot worker); overrides the scenario's research.queue", parseQueueUrl)
     .option('--no-queue', "run here on worker threads even when the scenario names a queue (research.queue)")
     .option('--top <n>', 'rows shown in the table (default 20)', parsePositiveInt);
@@ -125,9 +125,13 @@ export async function jobRunner(
       throw fromConfig !== undefined && scenario?.file !== undefined ? locateConfigError(err, scenario.file) : err;
     }
   }
-  // Without --workers: one worker, and more (up to the cores) once its runs show another would pay.
+  // Without --workers, a sweep (whose runs are counted beforehand) starts one worker, and more (up to
+  // the cores) once its runs show another would pay, weighing all its runs, not only the batch an
+  // optimizer asks for. A walk-forward, whose count is not known here, starts one per core.
+  const adaptive = opts.workers === undefined && Number.isFinite(jobs);
   const pool = new SweepPool(Math.max(1, Math.min(opts.workers ?? availableParallelism(), jobs)), {
-    adaptive: opts.workers === undefined,
+    adaptive,
+    ...(adaptive ? { expectedRuns: jobs } : {}),
     ...(process.env['PROPBOT_DEBUG'] ? { onGrow: (n: number) => process.stderr.write(`propbot: sweep: ${n} workers\n`) } : {}),
   });
   return { run: (list, onRow) => pool.run(list, (row) => onRow?.(row)), close: () => pool.close() };

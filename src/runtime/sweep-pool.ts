@@ -32,6 +32,11 @@ export interface SweepPoolOptions {
   readonly onGrow?: (workers: number) => void;
   /** The growth rule; default `anotherWorkerPays` (tests give one that does not depend on timings). */
   readonly grows?: typeof anotherWorkerPays;
+  /**
+   * Runs the whole search will ask for, over all its batches (an optimizer asks a few at a time): the
+   * growth rule weighs the runs left in it, not only in the batch at hand. Default: the batch's.
+   */
+  readonly expectedRuns?: number;
 }
 
 export class SweepPool {
@@ -43,6 +48,9 @@ export class SweepPool {
   readonly #cores: number;
   readonly #onGrow: ((workers: number) => void) | undefined;
   readonly #grows: typeof anotherWorkerPays;
+  readonly #expectedRuns: number | undefined;
+  /** Runs started by every `run` so far. */
+  #started = 0;
   /** Runs that may go at once: `size`, or (adaptive) as many as the growth rule has allowed so far. */
   #allowed: number;
   /** The first worker's runs while it ran alone, for the growth rule. */
@@ -55,6 +63,7 @@ export class SweepPool {
     this.#cores = options.cores ?? availableParallelism();
     this.#onGrow = options.onGrow;
     this.#grows = options.grows ?? anotherWorkerPays;
+    this.#expectedRuns = options.expectedRuns;
     this.#allowed = this.#adaptive ? 1 : size;
   }
 
@@ -80,6 +89,7 @@ export class SweepPool {
         const i = next;
         if (i >= jobs.length) break;
         next += 1;
+        this.#started += 1;
         const job = jobs[i]!;
         const alone = lanes === 1 && this.#adaptive && this.#allowed === 1;
         const wall0 = performance.now();
@@ -112,12 +122,14 @@ export class SweepPool {
     return rows;
   }
 
-  #maybeGrow(remaining: number, addLane: () => void): void {
+  /** `inBatch`: the runs of this `run` not started yet; a new lane takes them, later batches start with it. */
+  #maybeGrow(inBatch: number, addLane: () => void): void {
     if (!this.#adaptive || this.#allowed >= this.size) return;
+    const remaining = this.#expectedRuns === undefined ? inBatch : Math.max(inBatch, this.#expectedRuns - this.#started);
     if (!this.#grows(this.#samples, remaining, this.#allowed, this.#cores)) return;
     this.#allowed += 1;
     this.#onGrow?.(this.#allowed);
-    if (remaining > 0) addLane();
+    if (inBatch > 0) addLane();
   }
 
   /** Run a whole backtest on a thread; its result as `result-codec` text. */

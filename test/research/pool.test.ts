@@ -87,6 +87,30 @@ describe('the sweep thread pool', () => {
     }
   }, 120_000);
 
+  it("adaptive over an optimizer's batches: the rule weighs the runs left in the whole search, not in the batch", async () => {
+    const remaining = (expectedRuns?: number) => {
+      const seen: number[] = [];
+      const pool = new SweepPool(2, {
+        adaptive: true,
+        ...(expectedRuns !== undefined ? { expectedRuns } : {}),
+        grows: (_samples, left) => {
+          seen.push(left);
+          return false;
+        },
+      });
+      return { pool, seen };
+    };
+    const whole = remaining(6);
+    const batches = remaining();
+    try {
+      for (const p of [whole, batches]) for (const pair of [[0, 3], [1, 4], [2, 5]]) await p.pool.run(pair.map((fast, i) => job(i, fast + 3)));
+      expect(whole.seen).toEqual([5, 4, 3, 2, 1, 0]);
+      expect(batches.seen).toEqual([1, 0, 1, 0, 1, 0]);
+    } finally {
+      await Promise.all([whole.pool.close(), batches.pool.close()]);
+    }
+  }, 120_000);
+
   it('a whole backtest on a thread reports as the same run in this process', async () => {
     const backtest: BacktestJob = {
       ...base,
