@@ -296,9 +296,7 @@ export class Executor {
     if (this.#closed) throw new Error('Executor.submit: the executor is closed');
     const known = this.#entries.get(intent.id);
     if (known) return known.done;
-    // Flattening an account cancels every order, and an entry still waiting here is an order not yet
-    // sent: it must not open a position after the close-all has run (the kill switch's HALTED promise).
-    if (intent.kind === 'close_all' && intent.scope === 'account') this.#flattenedAt.set(intent.accountId, this.#seq);
+    this.#markFlatten(intent);
     return this.#start(intent, new Map(), []);
   }
 
@@ -323,8 +321,7 @@ export class Executor {
       const requests = new Map(u.requests.map((r) => [r.step, r]));
       const orders = u.orders.map((o) => ({ id: o.orderId, step: o.step, replaces: o.replaces, replacedBy: null, order: o.order }));
       // In submission order, as submit() does: an open queued before a flatten is not sent after it.
-      const { intent } = u.record;
-      if (!isFinalStatus(u.record.status) && intent.kind === 'close_all' && intent.scope === 'account') this.#flattenedAt.set(intent.accountId, this.#seq);
+      if (!isFinalStatus(u.record.status)) this.#markFlatten(u.record.intent);
       runs.push(isFinalStatus(u.record.status) ? this.#settleFinal(u.record, requests, orders) : this.#start(u.record.intent, requests, orders, true));
     }
     return Promise.all(runs);
@@ -451,6 +448,15 @@ export class Executor {
   }
 
   // ── lifecycle ──────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Flattening an account cancels every order, and an entry still waiting here is an order not yet
+   * sent: it must not open a position after the close-all has run (the kill switch's HALTED promise).
+   * Called before the flatten's own entry is started, so the entries before it are the ones dropped.
+   */
+  #markFlatten(intent: OrderIntent): void {
+    if (intent.kind === 'close_all' && intent.scope === 'account') this.#flattenedAt.set(intent.accountId, this.#seq);
+  }
 
   #start(intent: OrderIntent, requests: Map<string, RequestRecord>, orders: MutableTracked[], resumed = false): Promise<IntentState> {
     const now = this.#clock.now();

@@ -5,7 +5,7 @@
  */
 import { ConfigError } from '../core/errors.js';
 import { readCandleFile } from '../feed/files/candle-file.js';
-import { noCandlesError } from '../runtime/no-candles.js';
+import { flagRangeKeys, noCandlesError } from '../runtime/no-candles.js';
 import type { Scenario } from '../runtime/scenario.js';
 
 export interface DataRange {
@@ -31,7 +31,7 @@ export async function dataRange(scenario: Pick<Scenario, 'markets' | 'from' | 't
     }
     const p = reader.summary.periodMs ?? 0;
     if (first === undefined || last === undefined) {
-      throw noCandlesError(m.file, reader.summary, scenario.from, scenario.to, { from: '--from', to: '--to', market: `markets.${m.asset}` });
+      throw noCandlesError(m.file, reader.summary, scenario.from, scenario.to, flagRangeKeys(m.asset));
     }
     from = Math.min(from, first);
     to = Math.max(to, last + p);

@@ -32,7 +32,7 @@ import { StrategyRunner } from '../strategy/runner.js';
 import { withinWindow, type TradingWindow } from '../strategy/window.js';
 import type { StrategyStateStore } from '../strategy/state.js';
 import type { PipelineMetrics } from './metrics.js';
-import { noCandlesError, type RangeKeys } from './no-candles.js';
+import { flagRangeKeys, noCandlesError, type RangeKeys } from './no-candles.js';
 import { Pipeline, type PipelineOptions } from './pipeline.js';
 import { TickInterleaver, type ReplayMarket, type ReplayStep } from './replay.js';
 
@@ -305,7 +305,7 @@ export class LocalSession {
         rest = { [Symbol.asyncIterator]: () => iterator };
       }
       if (first === undefined) {
-        const keys = options.rangeKeys?.(index) ?? { from: '--from', to: '--to', market: `markets.${m.asset}` };
+        const keys = options.rangeKeys?.(index) ?? flagRangeKeys(m.asset);
         throw noCandlesError(m.file, reader.summary, options.from, options.to, keys, options.configFile !== undefined && options.rangeKeys ? { file: options.configFile } : {});
       }
       const periodMs = reader.summary.periodMs;

@@ -12,6 +12,9 @@ export interface RangeKeys {
   readonly market: string;
 }
 
+/** The command line's names, for a run from flags or a scenario. */
+export const flagRangeKeys = (asset: string): RangeKeys => ({ from: '--from', to: '--to', market: `markets.${asset}` });
+
 const iso = (ms: number) => new Date(ms).toISOString().replace(':00.000Z', 'Z');
 
 /**

@@ -17,6 +17,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
 import { ConfigError } from '../core/errors.js';
+import { listenOn } from '../core/net.js';
 import type { PipelineMetrics } from './metrics.js';
 
 export interface StatusServerOptions {
@@ -217,16 +218,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
     }
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      reject(
-        err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL'
-          ? new ConfigError('status.port', `cannot listen on ${host}:${options.port} (${err.code}); choose another port, 0 for any free one`)
-          : err,
-      );
-    });
-    server.listen(options.port, host, () => resolve());
-  });
+  await listenOn(server, options.port, host, 'status.port');
   const { port } = server.address() as AddressInfo;
   const shown = host.includes(':') ? `[${host}]` : host;
   return {

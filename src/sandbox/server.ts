@@ -16,7 +16,7 @@ import { encodeApiError } from '../api/wire.js';
 import { OPERATION_BUCKET } from '../api/exchange.js';
 import type { AccountStatus, Order } from '../api/types.js';
 import { ConfigError, PropbotError } from '../core/errors.js';
-import { isLoopbackHost } from '../core/net.js';
+import { isLoopbackHost, listenOn } from '../core/net.js';
 import { Engine } from '../engine/index.js';
 import type { EngineConfig, WeeklyBreak } from '../engine/index.js';
 import { checkAdminToken, handleAdmin, type AdminContext } from './admin.js';
@@ -306,20 +306,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
 
   const port = options.port ?? config.server.port;
-  await new Promise<void>((resolve, reject) => {
-    const refused = (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES' && err.code !== 'EADDRNOTAVAIL') return reject(err);
-      // The port a user picks, by flag or by the file: the one to change (often a sandbox already running).
-      const key = options.port !== undefined ? '--port' : 'server.port';
-      const busy = err.code === 'EADDRINUSE' ? ' (another sandbox may be running there)' : '';
-      const where = options.port === undefined && options.configFile !== undefined ? { file: options.configFile } : {};
-      reject(new ConfigError(key, `cannot listen on ${host}:${port}: ${err.code}${busy}; choose another port, 0 for any free one`, where));
-    };
-    server.once('error', refused);
-    server.listen(port, host, () => {
-      server.off('error', refused);
-      resolve();
-    });
+  // Refused at the port a user picks, by flag or by the file (often a sandbox already running there).
+  await listenOn(server, port, host, options.port !== undefined ? '--port' : 'server.port', {
+    busy: 'another sandbox may be running there',
+    ...(options.port === undefined && options.configFile !== undefined ? { file: options.configFile } : {}),
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

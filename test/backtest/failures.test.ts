@@ -56,6 +56,9 @@ describe('propbot backtest: a strategy or a range that is not there', () => {
     expect(early.stderr.trim()).toBe(`propbot: --to: 2023-12-31T00:00Z is not after the first candle of ${csv} (2024-01-01T00:00Z)`);
     const late = await run('--from', '2024-02-01');
     expect(late.stderr.trim()).toBe(`propbot: --from: 2024-02-01T00:00Z is after the last candle of ${csv} (2024-01-03T00:00Z; its first: 2024-01-01T00:00Z)`);
+    // Inside the file's span, between two of its candles.
+    const between = await run('--from', '2024-01-01T06:00:00Z', '--to', '2024-01-01T18:00:00Z');
+    expect(between.stderr.trim()).toBe(`propbot: markets.BTC: no candles in ${csv} from 2024-01-01T06:00Z to 2024-01-01T18:00Z (a gap in its data)`);
   });
 });
 

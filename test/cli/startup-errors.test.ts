@@ -4,13 +4,13 @@
  * stack, and never prints the API key.
  */
 import { existsSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
 import { testConfig } from '../sandbox/helpers.js';
 import { childrenTempDir, cli, type Cli } from '../daemon/helpers.js';
 import { COINBASE_BTC_1H } from '../data.js';
+import { freePort } from '../research/redis.js';
 
 const { dir } = childrenTempDir('propbot-startup-');
 const STRATEGY = 'strategies:\n  - use: sma-cross\n    params: { asset: BTC, period: 1h, fast: 10, slow: 30, amount: "5000", leverage: "2" }\n';
@@ -126,12 +126,7 @@ describe('start-up errors are one line naming file, line and key', () => {
 
   it('a sandbox address where nothing listens: connection.baseUrl, its line, and how to start the sandbox', async () => {
     // A port just freed on loopback: connecting is refused at once (each of the start-up's retries too).
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: p } = probe.address() as AddressInfo;
-        probe.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const { file, line } = config(
       'no-sandbox.yaml',
