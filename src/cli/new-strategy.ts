@@ -90,8 +90,9 @@ export function strategyTemplate(name: string): string {
  * ${name}: long while the close is above its moving average, flat below it.
  *
  * A starting point: change the parameters and the rule in onCandle. Try it with
- *   propbot backtest --strategy ./${name}.ts --data BTC=candles.csv --log info
- * (--log info shows the ctx.log lines below in market time). Type-check it with \`npx tsc -p .\`
+ *   propbot backtest --strategy ./${name}.ts --data BTC=coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv --log info
+ * (a shipped dataset, found by its name from any folder; --log info shows the ctx.log lines below in
+ * market time). Type-check it with \`npx tsc -p .\`
  * in this folder (after \`npm install\`) or, anywhere, \`npx -p typescript tsc -p .\`.
  */
 import { defineStrategy, SMA, z, zDecimal } from 'propbot';
@@ -113,6 +114,9 @@ export default defineStrategy({
     amount: zDecimal({ positive: true }).prefault('1000'),
   }),
   assets: (p) => [p.asset],
+  // The history the rule needs before its first decision: a walk-forward replays it, untraded, before
+  // each slice it trades.
+  warmup: (p) => ({ candles: p.length, period: p.period }),
 
   // Called once per run. Return the stream of intents: ctx.onCandle calls the function below on every
   // completed candle and emits what it returns (nothing, one intent, or several). For more than one

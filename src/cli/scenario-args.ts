@@ -3,11 +3,10 @@
  * below the command files and their run bodies so that each imports it and neither imports the other.
  */
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { Decimal } from 'decimal.js';
 import { ConfigError } from '../core/errors.js';
 import { dataUrlProblem, isDataUrl } from '../feed/files/remote.js';
-import type { LogLevel } from '../runtime/scenario.js';
+import { dataFileNotFound, resolveDataFile, type LogLevel } from '../runtime/scenario.js';
 
 export interface BacktestCliOptions {
   strategy?: string;
@@ -28,7 +27,7 @@ export interface BacktestCliOptions {
   log?: LogLevel;
 }
 
-/** Split `--data` values into (asset?, file) pairs; a file may be an http(s) URL, kept as it is. */
+/** Split `--data` values into (asset?, file) pairs of files that are there; a file may be an http(s) URL, kept as it is. */
 export function parseDataArgs(values: readonly string[]): Array<{ asset?: string; file: string }> {
   const out: Array<{ asset?: string; file: string }> = [];
   for (const value of values) {
@@ -37,7 +36,14 @@ export function parseDataArgs(values: readonly string[]): Array<{ asset?: string
       const entry = m && !existsSync(item) ? { asset: m[1]!.toUpperCase(), file: m[2]! } : { file: item };
       const problem = dataUrlProblem(entry.file);
       if (problem !== null) throw new ConfigError('--data', problem);
-      out.push({ ...entry, file: isDataUrl(entry.file) ? entry.file : path.resolve(entry.file) });
+      if (isDataUrl(entry.file)) {
+        out.push(entry);
+        continue;
+      }
+      // A shipped dataset is found by its name from any folder, as in a config file.
+      const file = resolveDataFile(entry.file, process.cwd());
+      if (!existsSync(file)) throw new ConfigError('--data', dataFileNotFound(file));
+      out.push({ ...entry, file });
     }
   }
   if (out.length === 0) throw new ConfigError('--data', 'expected at least one candle file');

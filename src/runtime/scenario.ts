@@ -4,7 +4,7 @@
  * directory. Built-in example strategies may be named without a path (`sma-cross`). A data file may
  * be an http(s) URL: `fetchScenarioData` downloads it into the cache before a run.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Decimal } from 'decimal.js';
@@ -185,7 +185,26 @@ export function requireDataFiles(entries: readonly { readonly file: string; read
     const data = resolveDataFile(d.file, baseDir);
     if (existsSync(data)) continue;
     const line = configKeyLine(configFile, [...key.split('.'), String(i), 'file']);
-    throw new ConfigError(`${key}.${i}.file`, `data file not found: ${data}${d.source ? ` (${d.source})` : ''}`, { file: configFile, ...(line !== undefined ? { line } : {}) });
+    throw new ConfigError(`${key}.${i}.file`, dataFileNotFound(data, d.source), { file: configFile, ...(line !== undefined ? { line } : {}) });
+  }
+}
+
+/**
+ * "data file not found", with where to get it: the entry's own `source` when it has one (a data set
+ * that is not shipped), else the shipped datasets, which a path names from any folder by their name.
+ */
+export function dataFileNotFound(file: string, source?: string): string {
+  if (source) return `data file not found: ${file} (${source})`;
+  const shipped = shippedDatasets();
+  return `data file not found: ${file}${shipped.length > 0 ? `; the shipped datasets, found by name from any folder: ${shipped.join(', ')}` : ''}`;
+}
+
+/** The candle files the package ships in backtest/data. */
+export function shippedDatasets(): string[] {
+  try {
+    return readdirSync(path.join(PACKAGE_ROOT, 'backtest', 'data')).filter((name) => /\.(csv|json)$/.test(name)).sort();
+  } catch {
+    return [];
   }
 }
 

@@ -7,6 +7,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { propbot, REPO, tempDir } from './helpers.js';
 
+const SHIPPED = 'the shipped datasets, found by name from any folder: coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv, pyalgotrade-orcl-2001-daily.csv';
+
 describe('propbot backtest: a data file that is not there', () => {
   it('the shipped May 2021 scenario says, before it starts, which file it needs and where to get it', async () => {
     // Copied away from the checkout, its ../shared path leads nowhere, as on a fresh clone.
@@ -27,7 +29,19 @@ describe('propbot backtest: a data file that is not there', () => {
     writeFileSync(scenario, 'strategy:\n  use: sma-cross\ndata:\n  - asset: BTC\n    file: ./missing.csv\n');
     const r = await propbot(['backtest', scenario], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe(`propbot: ${scenario}:line 5: data.0.file: data file not found: ${path.join(dir, 'missing.csv')}`);
+    expect(r.stderr.trim()).toBe(`propbot: ${scenario}:line 5: data.0.file: data file not found: ${path.join(dir, 'missing.csv')}; ${SHIPPED}`);
+  });
+
+  it('--data names the flag and the shipped datasets, and a shipped dataset is found by its name from any folder', async () => {
+    const dir = tempDir();
+    const missing = await propbot(['backtest', '--strategy', 'sma-cross', '--data', 'BTC=candles.csv'], dir);
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr.trim()).toBe(`propbot: --data: data file not found: ${path.join(dir, 'candles.csv')}; ${SHIPPED}`);
+    const byName = await propbot(['backtest', '--strategy', 'sma-cross', '--data', 'BTC=coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv',
+      '--param', 'period=1h', '--from', '2019-01-01', '--out', path.join(dir, 'out'), '--json'], dir);
+    expect(byName.code, byName.stderr).toBe(0);
+    expect(JSON.parse(byName.stdout).summary.totalTrades).toBeGreaterThan(0);
   });
 });
 

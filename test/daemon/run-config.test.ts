@@ -261,7 +261,10 @@ describe('config files outside the checkout', () => {
     const mine = path.join(dir, 'mine.yaml');
     writeFileSync(mine, PAPER.replace('data.csv', 'prices/btc.csv'));
     const missing = configError(() => loadRunConfig(mine));
-    expect(missing.message).toBe(`${mine}:line 5: paper.markets.0.file: data file not found: ${path.join(dir, 'prices/btc.csv')}`);
+    expect(missing.message).toBe(
+      `${mine}:line 5: paper.markets.0.file: data file not found: ${path.join(dir, 'prices/btc.csv')}; ` +
+        'the shipped datasets, found by name from any folder: coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv, pyalgotrade-orcl-2001-daily.csv',
+    );
     mkdirSync(path.join(dir, 'prices'));
     writeFileSync(path.join(dir, 'prices/btc.csv'), readFileSync(COINBASE_BTC_1H));
     expect(loadRunConfig(mine).config.paper!.markets[0]!.file).toBe(path.join(dir, 'prices/btc.csv'));

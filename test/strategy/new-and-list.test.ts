@@ -86,4 +86,29 @@ describe('propbot strategies', () => {
     expect(report.strategy).toBe('trades@0.1.0');
     expect(report.summary.totalTrades).toBeGreaterThan(0);
   });
+
+  it("the file's own try-it command runs as written in its folder, on a shipped dataset named without a path", async () => {
+    const dir = tempDir();
+    await propbot(['new', 'strategy', 'try-me', '--dir', dir]);
+    const command = /^ \* {3}propbot (backtest .*)$/m.exec(readFileSync(path.join(dir, 'try-me.ts'), 'utf8'))?.[1];
+    expect(command).toBeDefined();
+    const r = await propbot([...command!.split(' '), '--out', path.join(dir, 'out'), '--json'], dir);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.strategy).toBe('try-me@0.1.0');
+    expect(report.summary.totalTrades).toBeGreaterThan(0);
+    // --log info shows the strategy's own lines.
+    expect(r.stderr).toContain('close crossed above the average: buy');
+  });
+
+  it('the generated strategy declares its warm-up, so a walk-forward needs no --warmup', async () => {
+    const dir = tempDir();
+    await propbot(['new', 'strategy', 'walks', '--dir', dir]);
+    const r = await propbot(['walkforward', '--strategy', './walks.ts', '--data', `ORCL=${path.join(REPO, 'backtest/data/pyalgotrade-orcl-2001-daily.csv')}`,
+      '--param', 'asset=ORCL', '--param', 'period=1D', '--grid', 'length=5,10', '--train', '90d', '--test', '60d', '--workers', '1', '--out', path.join(dir, 'wf')], dir);
+    expect(r.code, r.stderr).toBe(0);
+    const result = JSON.parse(readFileSync(path.join(dir, 'wf', 'walkforward.json'), 'utf8'));
+    // The warm-up of the larger length on the grid: ten daily candles.
+    expect(result.layout.warmupMs).toBe(10 * 86_400_000);
+  });
 });
