@@ -127,8 +127,9 @@ export class Daemon {
     const removeSignals = this.#options.handleSignals ? this.#installSignals() : () => undefined;
     let started = false;
     try {
-      this.#store = await SqliteStore.open({ file: config.store.file });
+      // Strategies first: a plugin or a parameter refused leaves no store file behind.
       const strategies = await this.#loadStrategies();
+      this.#store = await SqliteStore.open({ file: config.store.file });
       const states = await this.#strategyStates(strategies, config);
       this.#venue =
         config.mode === 'paper' ? await this.#paperVenue(strategies, states) : await this.#remoteVenue(strategies, states, apiKey!);
@@ -174,7 +175,7 @@ export class Daemon {
       await this.#shutdown();
       return 0;
     } catch (error) {
-      await this.#shutdown().catch(() => undefined);
+      await this.#shutdown({ started }).catch(() => undefined);
       throw started ? error : this.#startupError(error);
     } finally {
       removeSignals();
@@ -597,7 +598,11 @@ export class Daemon {
     else this.#log.info(line, msg);
   }
 
-  async #shutdown(): Promise<void> {
+  /**
+   * Stop everything that was started. After a failed start-up (`started` false) it says nothing: there
+   * was no run to summarise, and the error is the one line the user should read.
+   */
+  async #shutdown({ started = true }: { started?: boolean } = {}): Promise<void> {
     const { config } = this.#loaded;
     const venue = this.#venue;
     if (venue) {
@@ -611,7 +616,7 @@ export class Daemon {
       ]).finally(() => drainTimer.abort());
       if (!drained) this.#log.warn({ event: 'shutdown' }, `intents still in flight after ${config.shutdown.drainTimeoutMs} ms; their keys are stored and the next start settles them`);
       if (config.shutdown.cancelOpenEntries) await this.#cancelEntries(venue);
-      for (const accountId of venue.accounts) {
+      for (const accountId of started ? venue.accounts : []) {
         const summary = this.#summaryOf(accountId).figures(venue.guard.accountView(accountId));
         this.#log.info({ event: 'summary', summary }, `run summary of account ${accountId}`);
       }
@@ -632,7 +637,7 @@ export class Daemon {
     if (this.#store) {
       await this.#store.close();
       this.#store = undefined;
-      this.#log.info({ event: 'stopped' }, 'store flushed and closed; bye');
+      if (started) this.#log.info({ event: 'stopped' }, 'store flushed and closed; bye');
     }
   }
 

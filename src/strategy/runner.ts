@@ -323,10 +323,12 @@ export class StrategyRunner {
 
   #end(instance: Instance, state: StrategyRunState, error: string | null): void {
     if (instance.state !== 'running' && instance.state !== 'pending') return;
+    // A strategy that never started (the daemon failed before it could) has nothing to say it ended.
+    const started = instance.state === 'running';
     instance.state = state;
     instance.error = error;
     instance.endedAt = this.#options.clock.now();
-    if (state !== 'failed') instance.log.info({ intents: instance.intents }, `strategy ${state}`);
+    if (state !== 'failed' && started) instance.log.info({ intents: instance.intents }, `strategy ${state}`);
     this.#status.next(this.#snapshot(instance));
     // At once, even in the middle of an emission: no callback of a failed strategy may run after this.
     instance.bag.unsubscribe();

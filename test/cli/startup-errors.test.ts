@@ -4,6 +4,7 @@
  * stack, and never prints the API key.
  */
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
@@ -84,14 +85,13 @@ describe('start-up errors are one line naming file, line and key', () => {
     expect(oneLine(r2.stderr)).toMatch(new RegExp(`^propbot: ${plain.file}:line ${plain.line}: connection\\.baseUrl: plain http:// is refused`));
   });
 
-  /** The last line: a paper run may log its store's closing before the error. */
-  const lastLine = (stderr: string) => stderr.trimEnd().split('\n').at(-1);
-
-  it('a strategy name that is no example, file or package: its key and line, the examples and the nearest', async () => {
-    const { file, line } = config('typo.yaml', paper('').replace('use: sma-cross', 'use: sma-crosss'), 'use:');
+  it('a strategy name that is no example, file or package: its key and line, the examples and the nearest; no store is made', async () => {
+    const { file, line } = config('typo.yaml', paper('store: { file: typo.db }\n').replace('use: sma-cross', 'use: sma-crosss'), 'use:');
     const r = await finish(cli(['run', '--config', file]));
     expect(r.code).toBe(2);
-    expect(lastLine(r.stderr)).toBe(
+    expect(r.stdout).toBe('');
+    expect(existsSync(path.join(dir, 'typo.db'))).toBe(false);
+    expect(oneLine(r.stderr)).toBe(
       `propbot: ${file}:line ${line}: strategies.0.use: "sma-crosss" is not a shipped example (challenge-aware, donchian-breakout, mean-reversion, sma-cross), ` +
         `a file path (start it with ./ or give its .ts/.js extension), or a package installed where ${dir} resolves packages; did you mean sma-cross?`,
     );
@@ -108,20 +108,38 @@ describe('start-up errors are one line naming file, line and key', () => {
     expect(oneLine(r2.stderr)).toBe(`propbot: ${singular.file}:line ${singular.line}: strategy: unknown key 'strategy'; did you mean 'strategies'?`);
   });
 
-  it("a strategy's parameter refused after the file was read names its line", async () => {
-    const { file, line } = config('params.yaml', paper('').replace('fast: 10', 'fast: 40'), 'params:');
+  it("a strategy's parameter refused after the file was read names its line; no store is made", async () => {
+    const { file, line } = config('params.yaml', paper('store: { file: params.db }\n').replace('fast: 10', 'fast: 40'), 'params:');
     const r = await finish(cli(['run', '--config', file]));
     expect(r.code).toBe(2);
-    expect(lastLine(r.stderr)).toBe(`propbot: ${file}:line ${line}: strategies.0.params.fast: strategy "sma-cross": parameter "fast": fast must be shorter than slow`);
+    expect(r.stdout).toBe('');
+    expect(existsSync(path.join(dir, 'params.db'))).toBe(false);
+    expect(oneLine(r.stderr)).toBe(`propbot: ${file}:line ${line}: strategies.0.params.fast: strategy "sma-cross": parameter "fast": fast must be shorter than slow`);
   });
 
   it("paper.from after the data's last candle: the key, its line, and where the file's candles are", async () => {
     const { file, line } = config('late.yaml', paper('').replace('from: 2019-05-01', 'from: 2025-01-01'), 'from:');
     const r = await finish(cli(['run', '--config', file]));
     expect(r.code).toBe(2);
-    expect(lastLine(r.stderr)).toBe(
+    expect(r.stdout).toBe('');
+    expect(oneLine(r.stderr)).toBe(
       `propbot: ${file}:line ${line}: paper.from: 2025-01-01T00:00Z is after the last candle of ${COINBASE_BTC_1H} (2019-10-17T09:00Z; its first: 2017-07-01T11:00Z)`,
     );
+  });
+
+  it('a dashboard port in use: status.port and its line, with no run summary before it', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const { file, line } = config('port.yaml', paper(`store: { file: port.db }\n`).replace('status: { enabled: false }', `status: { port: ${port} }`), 'status:');
+      const r = await finish(cli(['run', '--config', file]));
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(oneLine(r.stderr)).toBe(`propbot: ${file}:line ${line}: status.port: cannot listen on 127.0.0.1:${port}: EADDRINUSE; choose another port, 0 for any free one`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('a sandbox address where nothing listens: connection.baseUrl, its line, and how to start the sandbox', async () => {
@@ -135,7 +153,7 @@ describe('start-up errors are one line naming file, line and key', () => {
     );
     const r = await finish(cli(['run', '--config', file], { PROPBOT_API_KEY: 'psk_test_unused_1' }));
     expect(r.code).toBe(2);
-    expect(lastLine(r.stderr)).toBe(
+    expect(oneLine(r.stderr)).toBe(
       `propbot: ${file}:line ${line}: connection.baseUrl: nothing answered at ${baseUrl}: GET /accounts/risk-status: connection failed ` +
         `(ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}); is the sandbox running? start it with \`propbot sandbox --port ${port}\``,
     );
