@@ -6,7 +6,7 @@
  * Copy this file to start your own strategy: it shows parameters with defaults, candles, an indicator
  * from trading-signals, reading the account's positions, and emitting several intents for one candle.
  *
- *   propbot backtest --strategy strategies/sma-cross.ts --data BTC=data/btc-1m.csv --param fast=10 --param slow=30
+ *   propbot backtest --strategy strategies/sma-cross.ts --data BTC=coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv --param period=1h --param fast=10 --param slow=30
  */
 import { Dec, defineStrategy, SMA, z, zDecimal, type Candle, type OrderIntent, type StrategyContext } from 'propbot';
 

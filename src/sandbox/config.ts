@@ -164,7 +164,8 @@ export const sandboxConfigSchema = z
     server: z
       .strictObject({
         host: z.string().default('127.0.0.1'),
-        port: z.number().int().min(0).max(65535).default(8787),
+        // Beside the daemon's dashboard (status.port 8787), so a sandbox and a sandbox-mode run both start on their defaults.
+        port: z.number().int().min(0).max(65535).default(8788),
         maxBodyBytes: z.number().int().positive().default(65536),
       })
       .prefault({}),

@@ -19,7 +19,7 @@ adminToken: sandbox-admin-token  # bearer token of the /_sandbox/ admin surface;
 
 server:
   host: 127.0.0.1
-  port: 8787
+  port: 8788                     # the daemon's dashboard has 8787: both run on their defaults
   maxBodyBytes: 65536            # larger request bodies get 400 body_too_large
 
 clock:

@@ -326,7 +326,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   timer?.unref();
 
   if (options.describeOut) writeFileSync(options.describeOut, JSON.stringify(description, null, 2) + '\n');
-  log(`sandbox listening on ${description.baseUrl}`);
   if (!isLoopbackHost(host)) log(`serving beyond this machine on ${host}: the admin surface needs the configured adminToken, and describe withholds API keys from other hosts`);
 
   let closed: Promise<void> | undefined;

@@ -15,6 +15,7 @@ import { REPO } from '../backtest/helpers.js';
 const generated = new Map(configSchemas().map((f) => [f.file, f]));
 const samples: Record<string, string> = {
   'config/paper.yaml': 'run-config.json',
+  'config/sandbox-run.yaml': 'run-config.json',
   'config/sandbox.yaml': 'sandbox-config.json',
 };
 const SCHEMA_LINE = /^# yaml-language-server: \$schema=\.\.\/schema\/(.+\.json)$/;

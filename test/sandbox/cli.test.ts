@@ -55,6 +55,8 @@ async function serveAndStop(entry: string[]): Promise<void> {
   const d = JSON.parse(readFileSync(out, 'utf8')) as SandboxDescription;
   expect(d.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(r.stdout()).toContain(d.baseUrl);
+  // Said once, on stdout: nothing on stderr repeats it.
+  expect(`${r.stdout()}${r.stderr()}`.match(/listening on/g)).toHaveLength(1);
   expect(d.users.length).toBeGreaterThanOrEqual(2);
   expect(d.markets.map((m) => m.baseAsset)).toEqual(expect.arrayContaining(['BTC', 'ETH']));
   const user = d.users.find((u) => u.accounts.some((a) => a.apiTrading) && u.accounts.some((a) => !a.apiTrading))!;

@@ -60,7 +60,7 @@ describe('sandbox configuration', () => {
   write: [{ limit: 3, window: 500ms }, { limit: 10, window: 2m }]
 `,
     );
-    expect(c.server).toEqual({ host: '127.0.0.1', port: 8787, maxBodyBytes: 65536 });
+    expect(c.server).toEqual({ host: '127.0.0.1', port: 8788, maxBodyBytes: 65536 });
     expect(c.rateLimits.write).toEqual([
       { limit: 3, windowMs: 500, label: '500ms' },
       { limit: 10, windowMs: 120000, label: '120s' },
