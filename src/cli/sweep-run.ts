@@ -77,15 +77,21 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
   return 1;
 }
 
+/** The summary figures every table shows; the one that is the objective is shown once, as the objective. */
+const FIGURES = [
+  { header: 'return %', key: 'returnPct' },
+  { header: 'max dd %', key: 'maxDrawdownPct' },
+  { header: 'trades', key: 'totalTrades' },
+] as const;
+
 export function table(rows: readonly SweepRow[], metric: keyof typeof OBJECTIVES): string {
-  const header = ['rank', 'params', metric, 'return %', 'max dd %', 'trades', 'challenge'];
+  const figures = FIGURES.filter((f) => f.key !== metric);
+  const header = ['rank', 'params', metric, ...figures.map((f) => f.header), 'challenge'];
   const lines = rows.map((r, i) => [
     String(i + 1),
     Object.entries(r.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' '),
     r.ok ? String(objectiveValue(r, metric) ?? '—') : 'error',
-    r.ok ? String(r.summary?.['returnPct'] ?? '—') : '',
-    r.ok ? String(r.summary?.['maxDrawdownPct'] ?? '—') : '',
-    r.ok ? String(r.summary?.['totalTrades'] ?? '—') : '',
+    ...figures.map((f) => (r.ok ? String(r.summary?.[f.key] ?? '—') : '')),
     r.ok ? (r.challenge ? (r.challenge.passed ? 'pass' : r.challenge.failedRule ? `fail: ${r.challenge.failedRule}` : 'not passed') : '—') : (r.error ?? '').slice(0, 60),
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...lines.map((l) => l[c]!.length)));
