@@ -469,7 +469,7 @@ function tradesSection(result: BacktestResult, maxRows: number, precision: Reado
     const why = action
       ? `${origin!.kind}: equity ${moneyShown(action.equity)} ≤ ${moneyShown(action.threshold)} (${action.floorRule} floor ${moneyShown(action.floor)})`
       : origin
-        ? `${origin.kind}${origin.reason ? ` (${origin.reason})` : ''}`
+        ? `${origin.kind}${origin.reason ? ` (${origin.reason})` : ''}${origin.note ? `: ${origin.note}` : ''}`
         : t.closedAt === null
           ? 'open'
           : (t.closeReason ?? '—');

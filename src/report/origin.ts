@@ -27,6 +27,12 @@ export interface Origin {
   readonly strategy?: string;
   /** The platform's reason of a force close (`stop_accounts_fail`, `weekly_session_risk_close`, …). */
   readonly reason?: string;
+  /**
+   * The note of the intent that made this fill itself (a strategy's close, the guard's flatten): the
+   * strategy's own why, such as "exit channel". Not set for a protective order's fill, whose intent's
+   * note was about the entry.
+   */
+  readonly note?: string;
 }
 
 /** What the classification reads of the intent behind an order. */
@@ -35,6 +41,8 @@ export interface IntentRef {
   readonly strategy: string;
   /** Set on the guard's own intents: why it acted. */
   readonly cause?: 'kill_switch' | 'guard_flatten';
+  /** The intent's note. */
+  readonly note?: string;
 }
 
 /** What it reads of a position event. */
@@ -68,7 +76,8 @@ export function fillOrigin(event: FillEventRef, order: FillOrderRef | undefined,
   if (event.eventName === 'forceClose') return { kind: 'force_close', ...(event.closeReason ? { reason: event.closeReason } : {}) };
   const protective = order === undefined || !order.triggered ? undefined : BY_ORDER_TYPE[order.type];
   if (protective !== undefined) return { kind: protective, ...by };
-  if (intent?.cause !== undefined) return { kind: intent.cause, ...by };
-  if (intent !== undefined) return { kind: 'strategy', ...by };
+  const note = intent?.note ? { note: intent.note } : {};
+  if (intent?.cause !== undefined) return { kind: intent.cause, ...by, ...note };
+  if (intent !== undefined) return { kind: 'strategy', ...by, ...note };
   return { kind: 'external' };
 }

@@ -169,10 +169,12 @@ export interface OriginJson {
   readonly intentId: string | null;
   readonly strategy: string | null;
   readonly reason: string | null;
+  /** The note of the intent that made the fill itself (see `Origin.note`). */
+  readonly note: string | null;
 }
 
 function originJson(o: Origin | undefined): OriginJson | null {
-  return o === undefined ? null : { kind: o.kind, intentId: o.intentId ?? null, strategy: o.strategy ?? null, reason: o.reason ?? null };
+  return o === undefined ? null : { kind: o.kind, intentId: o.intentId ?? null, strategy: o.strategy ?? null, reason: o.reason ?? null, note: o.note ?? null };
 }
 
 /** The report's `summary` (what a sweep row keeps of a run, with `challenge`). */

@@ -6,7 +6,7 @@ import { money } from './report-json.js';
 import { tradeNet } from './metrics.js';
 import type { BacktestResult } from './types.js';
 
-const COLUMNS = ['positionId', 'market', 'direction', 'openedAt', 'closedAt', 'entryPrice', 'exitPrice', 'size', 'realizedPnl', 'fees', 'funding', 'netPnl', 'status', 'closeReason', 'closeOrigin', 'closeIntentId'] as const;
+const COLUMNS = ['positionId', 'market', 'direction', 'openedAt', 'closedAt', 'entryPrice', 'exitPrice', 'size', 'realizedPnl', 'fees', 'funding', 'netPnl', 'status', 'closeReason', 'closeOrigin', 'closeIntentId', 'closeNote'] as const;
 
 /** A field as RFC 4180 wants it: quoted when it holds a comma, a quote or a line break. */
 function field(value: string): string {
@@ -32,6 +32,7 @@ export function tradesCsv(result: BacktestResult): string {
       t.closeReason ?? '',
       t.closeOrigin?.kind ?? '',
       t.closeOrigin?.intentId ?? '',
+      t.closeOrigin?.note ?? '',
     ].map(field).join(','),
   );
   return [COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';

@@ -46,8 +46,8 @@ export class Attribution {
 
   constructor(executor: Executor) {
     this.#sub = executor.updates$.subscribe(({ state }) => {
-      const { id, strategy, cause } = state.intent;
-      const ref: IntentRef = { id, strategy, ...(cause !== undefined ? { cause } : {}) };
+      const { id, strategy, cause, note } = state.intent;
+      const ref: IntentRef = { id, strategy, ...(cause !== undefined ? { cause } : {}), ...(note ? { note } : {}) };
       for (const o of state.orders) {
         this.#intentOfOrder.set(o.id, ref);
         this.observeOrder(o.order);

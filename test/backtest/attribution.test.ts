@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Direction, Order, PositionEvent } from '../../src/api/types.js';
 import { Dec } from '../../src/core/decimal.js';
 import { buildReportJson } from '../../src/report/report-json.js';
+import { renderReportHtml } from '../../src/report/html.js';
+import { tradesCsv } from '../../src/report/trades-csv.js';
 import { attributedEvent } from '../../src/runtime/attribution.js';
 import { runBacktest } from '../../src/runtime/backtest.js';
 import { defineStrategy } from '../../src/strategy/define.js';
@@ -41,15 +43,15 @@ const script = defineStrategy({
   setup(ctx) {
     let n = -1;
     const at = (pct: string) => ctx.latest.market('BTC')!.price.times(pct).toDecimalPlaces(9, Dec.ROUND_HALF_EVEN);
-    const open = (direction: Direction, quote: number, leverage: number, extra: { stopLoss?: Dec; takeProfit?: Dec } = {}) =>
+    const open = (direction: Direction, quote: number, leverage: number, extra: { stopLoss?: Dec; takeProfit?: Dec; note?: string } = {}) =>
       ctx.intents.open(direction, { size: { quote }, leverage, ...extra });
     return ctx.candles('BTC', '1m').pipe(
       mergeMap(() => {
         n += 1;
         const out: OrderIntent[] = [];
-        if (n === 1) out.push(open('long', 15_000, 5));
-        if (n === 15) out.push(ctx.intents.close({ direction: 'long' }));
-        if (n === 17) out.push(open('long', 2_000, 2, { stopLoss: at('0.99') }), open('short', 2_000, 2, { takeProfit: at('0.99') }));
+        if (n === 1) out.push(open('long', 15_000, 5, { note: 'first long' }));
+        if (n === 15) out.push(ctx.intents.close({ direction: 'long', note: 'the script says close' }));
+        if (n === 17) out.push(open('long', 2_000, 2, { stopLoss: at('0.99'), note: 'long with a stop' }), open('short', 2_000, 2, { takeProfit: at('0.99') }));
         if (n === 25) out.push(open('long', 15_000, 5));
         return out.length === 0 ? EMPTY : of(...out);
       }),
@@ -80,6 +82,16 @@ describe('attribution of fills and trades', () => {
     const closed = report.trades.filter((t) => t.closedAt !== null);
     expect(closed.map((t) => t.closeReason).sort()).toEqual(['kill_switch', 'stop_loss', 'strategy', 'take_profit']);
     expect(closed.every((t) => t.closeOrigin !== null)).toBe(true);
+    // The strategy's own why, where its intent made the fill; not the entry's note on a stop-out.
+    const byReason = new Map(closed.map((t) => [t.closeReason, t]));
+    expect(byReason.get('strategy')!.closeOrigin!.note).toBe('the script says close');
+    expect(byReason.get('stop_loss')!.closeOrigin!.note).toBeNull();
+    expect(byReason.get('kill_switch')!.closeOrigin!.note).toMatch(/^kill switch: /);
+    expect(report.fills.find((f) => f.origin!.kind === 'strategy')!.origin!.note).toBe('first long');
+    const csv = tradesCsv(result).split('\r\n');
+    expect(csv[0]!.split(',').at(-1)).toBe('closeNote');
+    expect(csv.find((line) => line.includes(',strategy,strategy,'))!.split(',').at(-1)).toBe('the script says close');
+    expect(renderReportHtml(result)).toContain('<td class="l origin">strategy: the script says close</td>');
 
     // Funding settled at 08:00 on the open long, named as such.
     expect(report.funding.length).toBeGreaterThan(0);

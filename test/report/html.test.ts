@@ -179,7 +179,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`the report in headless Chromium (${CHROM
     const result = await btcResult(600);
     const out = await writeReport(result, path.join(dir, 'drawn'));
     const csv = readFileSync(out.csv, 'utf8').trim().split('\r\n');
-    expect(csv[0]).toBe('positionId,market,direction,openedAt,closedAt,entryPrice,exitPrice,size,realizedPnl,fees,funding,netPnl,status,closeReason,closeOrigin,closeIntentId');
+    expect(csv[0]).toBe('positionId,market,direction,openedAt,closedAt,entryPrice,exitPrice,size,realizedPnl,fees,funding,netPnl,status,closeReason,closeOrigin,closeIntentId,closeNote');
     expect(csv.length - 1).toBe(result.trades.length);
     const profile = mkdtempSync(path.join(tmpdir(), 'propbot-chromium-'));
     try {
