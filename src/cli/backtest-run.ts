@@ -66,7 +66,13 @@ export function backtestOptions(scenario: Scenario): BacktestOptions {
   return {
     name: scenario.name,
     markets: scenarioMarkets(scenario),
-    strategies: scenario.strategies.map((s, i) => ({ use: s.use, params: s.params, ...(s.name !== undefined ? { name: s.name } : {}), configPath: scenario.file ? (s.key ?? `strategies.${i}`) : '--param' })),
+    strategies: scenario.strategies.map((s, i) => ({
+      use: s.use,
+      params: s.params,
+      ...(s.name !== undefined ? { name: s.name } : {}),
+      configPath: scenario.file ? (s.key ?? `strategies.${i}`) : '--param',
+      ...(s.paramFlags !== undefined ? { paramFlags: s.paramFlags } : {}),
+    })),
     balance: scenario.balance,
     accountType: scenario.accountType,
     seed: scenario.seed,
@@ -85,11 +91,17 @@ export function buildScenario(file: string | undefined, opts: BacktestCliOptions
   const strategySpec = opts.strategy ?? undefined;
   if (!base && strategySpec === undefined) throw new ConfigError('--strategy', 'give a strategy (--strategy PATH|NAME) or a scenario file');
   if (!base && (opts.data === undefined || opts.data.length === 0)) throw new ConfigError('--data', 'give at least one candle file (--data FILE)');
-  const params = { ...(opts.params ?? {}), ...parseParamFlags(opts.param ?? []) };
+  const fromParam = parseParamFlags(opts.param ?? []);
+  const params = { ...(opts.params ?? {}), ...fromParam };
+  // Which flag gave each parameter, so that a refused one is named by its flag.
+  const paramFlags: Record<string, string> = {
+    ...Object.fromEntries(Object.keys(opts.params ?? {}).map((k) => [k, '--params'])),
+    ...Object.fromEntries(Object.keys(fromParam).map((k) => [k, '--param'])),
+  };
   const strategies =
     strategySpec !== undefined
-      ? [{ use: resolveStrategySpec(strategySpec, process.cwd()), params, key: '--param' }]
-      : base!.strategies.map((s, i) => (i === 0 && Object.keys(params).length > 0 ? { ...s, params: { ...s.params, ...params } } : s));
+      ? [{ use: resolveStrategySpec(strategySpec, process.cwd()), params, key: '--param', paramFlags }]
+      : base!.strategies.map((s, i) => (i === 0 && Object.keys(params).length > 0 ? { ...s, params: { ...s.params, ...params }, paramFlags } : s));
   let markets = base?.markets ?? [];
   if (opts.data !== undefined && opts.data.length > 0) {
     const items = parseDataArgs(opts.data);

@@ -71,6 +71,8 @@ export interface LocalStrategySpec {
   readonly name?: string;
   /** Where in the config the strategy came from, for errors (e.g. `strategies.0`); a flag (`--param`): the command line's. */
   readonly configPath?: string;
+  /** The parameters a command-line flag gave over the config's (name → `--param` or `--params`), named by it in errors. */
+  readonly paramFlags?: Readonly<Record<string, string>>;
   /** Trade only inside this window (research runs: warm-up before it, flatten at its end). */
   readonly window?: TradingWindow;
 }
@@ -259,6 +261,7 @@ export class LocalSession {
         params: s.params ?? {},
         configPath: flags ? where : `${where}.params`,
         usePath: flags ? '--strategy' : `${where}.use`,
+        ...(s.paramFlags !== undefined ? { paramFlags: s.paramFlags } : {}),
       };
       if (options.cwd !== undefined) loadOptions.cwd = options.cwd;
       if (options.configFile !== undefined) loadOptions.configFile = options.configFile;

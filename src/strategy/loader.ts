@@ -37,6 +37,8 @@ export interface LoadStrategyOptions {
   configPath?: string;
   /** Dotted key (or flag) that named the strategy, for error messages. Default `strategy`. */
   usePath?: string;
+  /** The parameters a command-line flag gave (name → `--param`, `--params`, `--grid`), named by it in errors. */
+  paramFlags?: Readonly<Record<string, string>>;
 }
 
 const SCRIPT_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
@@ -104,6 +106,7 @@ export async function loadStrategy(spec: string, options: LoadStrategyOptions = 
   const params = parseParams(strategy.name, strategy.params, options.params, {
     ...where,
     path: options.configPath ?? 'params',
+    ...(options.paramFlags !== undefined ? { flags: options.paramFlags } : {}),
   }) as Record<string, unknown>;
   const assets = resolveAssets(strategy, params);
   return { strategy, params, assets, source };

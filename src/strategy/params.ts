@@ -58,7 +58,7 @@ export function parseParams<S extends ParamsSchema>(
   strategy: string,
   schema: S,
   raw: unknown,
-  where: { file?: string; path?: string } = {},
+  where: { file?: string; path?: string; flags?: Readonly<Record<string, string>> } = {},
 ): z.output<S> {
   const base = where.path ?? 'params';
   if (raw !== undefined && raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
@@ -78,9 +78,11 @@ export function parseParams<S extends ParamsSchema>(
     message = `unknown parameter${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}${didYouMean(keys[0]!, known)}; known: ${known.join(', ') || '(none)'}`;
   }
   const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more problem(s))` : '';
+  // A parameter given by a flag is named by that flag, not by the file the others came from.
+  const flag = where.flags?.[key.split('.')[0]!] ?? (base.startsWith('--') ? base : undefined);
   throw new ConfigError(
-    key ? `${base}.${key}` : base,
+    flag !== undefined ? [flag, key].filter(Boolean).join(' ') : key ? `${base}.${key}` : base,
     `strategy "${strategy}": parameter "${key || '(root)'}": ${message}${more}`,
-    where.file !== undefined ? { file: where.file } : {},
+    where.file !== undefined && flag === undefined ? { file: where.file } : {},
   );
 }

@@ -194,3 +194,38 @@ describe('propbot backtest --log', () => {
     expect(about[0]!.what).toBe(first!.msg.slice(first!.msg.indexOf('sma-cross: ') + 'sma-cross: '.length));
   });
 });
+
+describe('a refused parameter is named by what gave it', () => {
+  const ORCL = path.join(REPO, 'backtest/data/pyalgotrade-orcl-2001-daily.csv');
+  const scenarioFile = (dir: string, params: string): string => {
+    const file = path.join(dir, 's.yaml');
+    writeFileSync(file, `strategy:\n  use: sma-cross\n  params: { asset: ORCL, period: 1D, ${params} }\ndata:\n  - asset: ORCL\n    file: ${JSON.stringify(ORCL)}\n`);
+    return file;
+  };
+
+  it('a --param or --params over a scenario file names the flag, not the file', async () => {
+    const dir = tempDir();
+    const scenario = scenarioFile(dir, 'fast: 5');
+    const param = await propbot(['backtest', scenario, '--param', 'slow=abc'], dir);
+    expect(param.code).toBe(2);
+    expect(param.stderr.trim()).toBe('propbot: --param slow: strategy "sma-cross": parameter "slow": Invalid input: expected number, received string');
+    const params = await propbot(['backtest', scenario, '--params', '{"fats":3}'], dir);
+    expect(params.stderr.trim()).toMatch(/^propbot: --params fats: strategy "sma-cross": parameter "fats": unknown parameter "fats" \(did you mean "fast"\?\)/);
+    // Without a scenario file, the flag and the parameter, not a dotted "--param.slow".
+    const alone = await propbot(['backtest', '--strategy', 'sma-cross', '--data', `ORCL=${ORCL}`, '--param', 'asset=ORCL', '--param', 'slow=1'], dir);
+    expect(alone.stderr.trim()).toMatch(/^propbot: --param slow: strategy "sma-cross": parameter "slow": Too small: expected number to be >=2/);
+  });
+
+  it("a sweep says whether the grid or the scenario's own parameter refused every combination", async () => {
+    const dir = tempDir();
+    const byGrid = await propbot(['sweep', scenarioFile(dir, 'slow: 10'), '--grid', 'fast=20,30', '--out', path.join(dir, 'a')], dir);
+    expect(byGrid.code).toBe(2);
+    expect(byGrid.stderr.trim()).toBe('propbot: --grid: the strategy refuses every combination; the first: --grid fast: strategy "sma-cross": parameter "fast": fast must be shorter than slow');
+    const scenario = scenarioFile(dir, 'leverage: "0.5"');
+    const byFile = await propbot(['sweep', scenario, '--grid', 'fast=2,3', '--out', path.join(dir, 'b')], dir);
+    expect(byFile.code).toBe(2);
+    expect(byFile.stderr.trim()).toMatch(
+      new RegExp(`^propbot: --grid: the strategy refuses every combination; the first: ${scenario.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:line 3: strategy\\.params\\.leverage: strategy "sma-cross": parameter "leverage": `),
+    );
+  });
+});
