@@ -18,8 +18,9 @@ export function parseDateArg(value: string): number {
   return ms;
 }
 
-export function parseDecimalArg(value: string): Decimal {
-  if (!/^-?\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError(`expected a decimal number like 100000 or 0.5, got ${JSON.stringify(value)}`);
+/** An amount of money: a decimal number above 0 (`100000`, `2500.50`). */
+export function parsePositiveDecimalArg(value: string): Decimal {
+  if (!/^\d+(\.\d+)?$/.test(value) || new Dec(value).isZero()) throw new InvalidArgumentError(`expected a decimal number above 0 like 100000 or 2500.50, got ${JSON.stringify(value)}`);
   return new Dec(value);
 }
 

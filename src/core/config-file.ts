@@ -88,6 +88,13 @@ export function parseConfigText<S extends z.ZodType>(text: string, schema: S, op
     const near = closestName(keys[0]!, keysAt(schema, issue.path));
     if (near !== undefined) message += `; did you mean '${near}'?`;
   }
+  // A mistyped choice (`phase: fundd`): the value nearest among the allowed ones.
+  const given = valueAt(interpolated, issue.path);
+  const values = (issue as { values?: unknown[] }).values;
+  if (issue.code === 'invalid_value' && typeof given === 'string' && values?.every((v) => typeof v === 'string')) {
+    const near = closestName(given, values as string[]);
+    if (near !== undefined) message += `; did you mean "${near}"?`;
+  }
   throw new ConfigError(at.join('.'), message, { file, line: lineOf(doc.contents, at, lineCounter) });
 }
 

@@ -11,7 +11,7 @@ import { loadConfigFile, parseConfigText } from '../core/config-file.js';
 import { FEED_RESOURCES } from '../feed/polling-feed.js';
 import { RiskGuardConfigSchema } from '../risk/config.js';
 import { envName, NotifyConfigSchema } from './notify/config.js';
-import { BACKTEST_PRESETS, dateValue, MarketFileSchema, requireDataFiles, resolveDataFile, resolveStrategySpec } from './scenario.js';
+import { BACKTEST_PRESETS, dateValue, PHASE_NAMES, MarketFileSchema, requireDataFiles, resolveDataFile, resolveStrategySpec } from './scenario.js';
 
 export const RUN_MODES = ['paper', 'sandbox', 'live'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
@@ -35,7 +35,7 @@ export const RunConfigSchema = z.strictObject({
       from: dateValue.optional(),
       to: dateValue.optional(),
       balance: decimalText.default('100000'),
-      phase: z.string().min(1).optional(),
+      phase: z.enum(PHASE_NAMES).optional(),
       accountType: z.enum(ACCOUNT_TYPES).default('real'),
       preset: z.enum(BACKTEST_PRESETS).default('default'),
       seed: z.string().min(1).default('propbot'),

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Decimal } from 'decimal.js';
 import { z } from 'zod';
 import { ACCOUNT_TYPES, MARKET_CATEGORIES, type AccountType, type MarketCategory } from '../api/types.js';
+import { ENGINE_PRESETS } from '../engine/presets.js';
 import { Dec } from '../core/decimal.js';
 import { configKeyLine, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
@@ -20,6 +21,8 @@ import type { BacktestResult } from '../report/types.js';
 import { RiskGuardConfigSchema, type RiskGuardConfigInput } from '../risk/config.js';
 
 export const BACKTEST_PRESETS = ['default', 'zero-cost'] as const;
+/** The challenge phases a local account can be in (the engine's phase presets): a `phase` or `--phase`. */
+export const PHASE_NAMES = Object.keys(ENGINE_PRESETS.phases) as [string, ...string[]];
 /** What a backtest logs (to stderr, in market time): `warn` shows warnings and strategy errors only. */
 export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -48,7 +51,7 @@ export interface ScenarioMarket {
 export interface Scenario {
   readonly name: string;
   /** `key`: where the file names it (`strategy` or `strategies.N`), or `--param` when the flags did. */
-  readonly strategies: ReadonlyArray<{ use: string; params: Record<string, unknown>; name?: string; key?: string }>;
+  readonly strategies: ReadonlyArray<{ use: string; params: Record<string, unknown>; name?: string; key?: string; paramFlags?: Readonly<Record<string, string>> }>;
   readonly markets: readonly ScenarioMarket[];
   readonly from?: number;
   readonly to?: number;
@@ -124,7 +127,7 @@ function buildSchemas() {
     to: dateValue.optional(),
     preset: z.enum(BACKTEST_PRESETS).default('default'),
     balance: z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]).default(100000),
-    phase: z.string().min(1).optional(),
+    phase: z.enum(PHASE_NAMES).optional(),
     accountType: z.enum(ACCOUNT_TYPES).default('real'),
     /**
      * The risk guard's configuration (as `risk` of a run configuration). Kept as written (a sweep hands it

@@ -229,3 +229,23 @@ describe('a refused parameter is named by what gave it', () => {
     );
   });
 });
+
+describe("the account's balance and phase", () => {
+  it('--balance and --phase are refused by the flag, a scenario phase by its key and line with the nearest phase', async () => {
+    const dir = tempDir();
+    const base = ['backtest', '--strategy', 'sma-cross', '--data', 'BTC=coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv'];
+    const balance = await propbot([...base, '--balance', '-5'], dir);
+    expect(balance.code).toBe(2);
+    expect(balance.stderr).toContain(`error: option '--balance <amount>' argument '-5' is invalid. expected a decimal number above 0 like 100000 or 2500.50, got "-5"`);
+    const phase = await propbot([...base, '--phase', 'fundd'], dir);
+    expect(phase.code).toBe(2);
+    expect(phase.stderr).toContain("error: option '--phase <phase>' argument 'fundd' is invalid. Allowed choices are active_evaluation, active_verification, funded, funded_success, demo.");
+    const scenario = path.join(dir, 's.yaml');
+    writeFileSync(scenario, 'strategy:\n  use: sma-cross\ndata:\n  - asset: BTC\n    file: coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv\nphase: fundd\n');
+    const file = await propbot(['backtest', scenario], dir);
+    expect(file.code).toBe(2);
+    expect(file.stderr.trim()).toBe(
+      `propbot: ${scenario}:line 6: phase: Invalid option: expected one of "active_evaluation"|"active_verification"|"funded"|"funded_success"|"demo"; did you mean "funded"?`,
+    );
+  });
+});

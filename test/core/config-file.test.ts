@@ -59,6 +59,13 @@ describe('YAML config files', () => {
     expect(errorOf(() => parseConfigText('mod: paper\naccounts: []\n', schema)).reason).toBe("unknown key 'mod'; did you mean 'mode'?");
   });
 
+  it('suggests the nearest allowed value of a mistyped choice, and nothing for a value far from all', () => {
+    const near = errorOf(() => parseConfigText('mode: paepr\naccounts: []\n', schema));
+    expect(near.line).toBe(1);
+    expect(near.reason).toBe('Invalid option: expected one of "paper"|"live"; did you mean "paper"?');
+    expect(errorOf(() => parseConfigText('mode: sandbox\naccounts: []\n', schema)).reason).toBe('Invalid option: expected one of "paper"|"live"');
+  });
+
   it('names the line of a YAML syntax error', () => {
     const err = errorOf(() => parseConfigText('mode: paper\naccounts: [\n  - x: : y\n', schema));
     expect(err.line).toBeGreaterThanOrEqual(2);

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
-import { collect, parseDateArg, parseDecimalArg, parseJsonObjectArg } from '../args.js';
-import { LOG_LEVELS } from '../../runtime/scenario.js';
+import { collect, parseDateArg, parseJsonObjectArg, parsePositiveDecimalArg } from '../args.js';
+import { LOG_LEVELS, PHASE_NAMES } from '../../runtime/scenario.js';
 import type { BacktestCliOptions } from '../scenario-args.js';
 
 // `propbot sweep` takes the same flags.
@@ -45,6 +45,6 @@ export function addScenarioOptions(command: Command): Command {
         'off',
       ]),
     )
-    .option('--balance <amount>', 'initial balance of the account (default 100000)', parseDecimalArg)
-    .option('--phase <phase>', 'challenge phase of the account (default active_evaluation)');
+    .option('--balance <amount>', 'initial balance of the account (default 100000)', parsePositiveDecimalArg)
+    .addOption(new Option('--phase <phase>', 'challenge phase of the account (default active_evaluation)').choices(PHASE_NAMES));
 }
