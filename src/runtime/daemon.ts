@@ -15,6 +15,7 @@ import { WallClock } from '../core/clock.js';
 import { Dec } from '../core/decimal.js';
 import { ConfigError } from '../core/errors.js';
 import { locateConfigError } from '../core/config-file.js';
+import { didYouMean } from '../core/suggest.js';
 import { createLogger, registerSecret } from '../core/logger.js';
 import { Executor } from '../execution/executor.js';
 import { inDoubt } from '../execution/journal.js';
@@ -338,6 +339,23 @@ export class Daemon {
     };
   }
 
+  /**
+   * Every asset a strategy trades is a market of the venue. Otherwise the first read of its positions
+   * fails with the venue's "no market for ticker", which names neither the strategy nor its key.
+   */
+  async #requireListed(exchange: Exchange, strategies: readonly LoadedStrategy[]): Promise<void> {
+    const listed = (await this.#retrying('listMarkets', () => exchange.listMarkets())).map((m) => m.config.baseAsset);
+    for (const [i, loaded] of strategies.entries()) {
+      const missing = loaded.assets.find((a) => !listed.includes(a));
+      if (missing === undefined) continue;
+      throw new ConfigError(
+        `strategies.${i}`,
+        `strategy ${loaded.strategy.name} trades ${missing}, which ${this.#loaded.config.connection!.baseUrl} does not list (its markets: ${listed.join(', ') || 'none'})${didYouMean(missing, listed)}`,
+        { file: this.#loaded.source },
+      );
+    }
+  }
+
   async #remoteVenue(strategies: readonly LoadedStrategy[], states: StrategyStateStore, apiKey: string): Promise<Venue> {
     const { config } = this.#loaded;
     const connection = config.connection!;
@@ -370,6 +388,7 @@ export class Daemon {
         assetsByAccount.get(accountId)!.add(a);
       }
     }
+    await this.#requireListed(exchange, strategies);
     const guard = new RiskGuard({ clock, logger: this.#log, ...(config.risk !== undefined ? { config: config.risk } : {}) });
     const executor = new Executor({
       exchange,

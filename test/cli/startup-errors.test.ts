@@ -8,7 +8,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/server.js';
-import { testConfig } from '../sandbox/helpers.js';
+import { ALICE_KEY, testConfig } from '../sandbox/helpers.js';
 import { childrenTempDir, cli, type Cli } from '../daemon/helpers.js';
 import { COINBASE_BTC_1H } from '../data.js';
 import { freePort } from '../research/redis.js';
@@ -183,6 +183,20 @@ describe('start-up errors are one line naming file, line and key', () => {
         );
         expect(r.stderr + r.stdout).not.toContain(WRONG);
       }
+    });
+
+    it("a strategy's asset the venue does not list: the strategy's key and line, the venue's markets and the nearest", async () => {
+      const { file, line } = config(
+        'unlisted.yaml',
+        `mode: sandbox\nconnection:\n  baseUrl: ${sb.baseUrl}\n${STRATEGY.replace('asset: BTC', 'asset: BTCC')}status: { enabled: false }\nstore: { file: ${JSON.stringify(path.join(dir, 'unlisted.db'))} }\n`,
+        '- use:',
+      );
+      const r = await finish(cli(['run', '--config', file], { PROPBOT_API_KEY: ALICE_KEY }));
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(oneLine(r.stderr)).toBe(
+        `propbot: ${file}:line ${line}: strategies.0: strategy sma-cross trades BTCC, which ${sb.baseUrl} does not list (its markets: BTC, ETH, XAU) (did you mean "BTC"?)`,
+      );
     });
   });
 });
