@@ -322,7 +322,8 @@ const hooks = await esbuild.build({
 
 // esbuild escapes every non-ASCII character of the code but copies comments as they are; a bundle of
 // ASCII alone is a one-byte string to V8, and bundle-loader.ts reads it as such (no UTF-8 decoding).
-// One `?` per UTF-16 unit keeps every column the source map knows.
+// One `?` per UTF-16 unit keeps every column the source map knows. A raw template (String.raw) cannot
+// be escaped, so it must hold ASCII only; test/project/ascii-raw-templates.test.ts keeps it so.
 writeFileSync(BUNDLE, deferNamespaceExports(routeDynamicImports(code.text)).replace(/[^\x00-\x7f]/g, '?'));
 writeFileSync(map.path, map.contents);
 const written = new Set([BUNDLE, map.path, ...LOADER_FILES.flatMap((f) => [path.join(DIST, `${f}.js`), path.join(DIST, `${f}.js.map`)])]);

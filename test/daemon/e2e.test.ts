@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HttpExchange } from '../../src/api/client.js';
+import { DASHBOARD_SCRIPT } from '../../src/runtime/cockpit/page-script.js';
 import {
   API_KEY,
   childrenTempDir,
@@ -80,6 +81,11 @@ describe('propbot run against propbot sandbox (two child processes)', () => {
     const health = await getJson(`${statusUrl}/health`);
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ status: 'ok', detail: { mode: 'sandbox', stopping: false } });
+
+    // The built CLI serves the dashboard's script as written: no character of it lost to the bundle.
+    const script = await getJson(`${statusUrl}/assets/dashboard.js`);
+    expect(script.type).toBe('text/javascript; charset=utf-8');
+    expect(script.body).toBe(DASHBOARD_SCRIPT);
 
     // /status: the account, its guard state and headroom to every drawdown floor once a risk snapshot arrived.
     const status = await until('a /status with headroom', async () => {

@@ -3,6 +3,9 @@
  * `/events` (server-sent events: the first message carries everything, later ones the status and the
  * equity points after the last one it has) and redraws; the controls POST to `/control/…` with the
  * token the user typed (kept in the tab's sessionStorage, never in the page's source).
+ *
+ * Only ASCII inside the template: the bundle turns every other character of a raw template into `?`
+ * (scripts/bundle.ts), so the script's strings write `\u2013` for a dash.
  */
 export const DASHBOARD_SCRIPT = String.raw`
 (function () {
@@ -35,7 +38,7 @@ export const DASHBOARD_SCRIPT = String.raw`
     return e;
   }
   function num(v, places) {
-    if (v === null || v === undefined || v === '') return '–';
+    if (v === null || v === undefined || v === '') return '\u2013';
     var n = Number(v);
     if (!isFinite(n)) return String(v);
     return n.toLocaleString('en-US', { minimumFractionDigits: places, maximumFractionDigits: places });
@@ -45,7 +48,7 @@ export const DASHBOARD_SCRIPT = String.raw`
     return el('span', { 'class': Number(v) > 0 ? 'pos' : Number(v) < 0 ? 'neg' : '', text: t });
   }
   function time(v) {
-    if (v === null || v === undefined) return '–';
+    if (v === null || v === undefined) return '\u2013';
     var d = new Date(typeof v === 'number' ? v : Date.parse(v));
     return d.toISOString().slice(0, 19).replace('T', ' ');
   }
@@ -53,7 +56,7 @@ export const DASHBOARD_SCRIPT = String.raw`
   // content changed, so a button under the user's pointer is not replaced by an identical one mid-click.
   function signature(c) {
     if (c !== null && typeof c === 'object' && c.nodeType) return c.dataset && c.dataset.control ? 'button:' + c.dataset.control + ':' + c.dataset.path + ':' + c.textContent : c.outerHTML;
-    return 'text:' + (c === null || c === undefined ? '–' : String(c));
+    return 'text:' + (c === null || c === undefined ? '\u2013' : String(c));
   }
   function table(id, head, rows) {
     var t = document.getElementById(id);
@@ -85,7 +88,7 @@ export const DASHBOARD_SCRIPT = String.raw`
         var sig = signature(c);
         if (td.dataset.sig !== sig) {
           td.textContent = '';
-          if (c !== null && typeof c === 'object' && c.nodeType) td.appendChild(c); else td.textContent = c === null || c === undefined ? '–' : String(c);
+          if (c !== null && typeof c === 'object' && c.nodeType) td.appendChild(c); else td.textContent = c === null || c === undefined ? '\u2013' : String(c);
           td.dataset.sig = sig;
         } else if (td.firstChild && td.firstChild.tagName === 'BUTTON') {
           td.firstChild.disabled = !canControl();
@@ -100,7 +103,7 @@ export const DASHBOARD_SCRIPT = String.raw`
   function control(path, what, confirmText) {
     if (confirmText && !window.confirm(confirmText)) return;
     var toast = document.getElementById('toast');
-    toast.textContent = what + '…';
+    toast.textContent = what + '\u2026';
     fetch(path, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer ' + tokenInput.value },
@@ -182,7 +185,7 @@ export const DASHBOARD_SCRIPT = String.raw`
 
   function renderAccount(a) {
     var card = accountCard(a);
-    card.querySelector('.title').textContent = 'Account ' + a.accountId + (a.phase ? ' · ' + a.phase : '');
+    card.querySelector('.title').textContent = 'Account ' + a.accountId + (a.phase ? ' \u00b7 ' + a.phase : '');
     var badge = card.querySelector('.state');
     badge.textContent = a.guard.state;
     badge.className = 'badge state ' + a.guard.state;
@@ -206,7 +209,7 @@ export const DASHBOARD_SCRIPT = String.raw`
     table('positions-' + a.accountId,
       [{ label: 'asset' }, { label: 'side' }, { label: 'size', num: true }, { label: 'entry', num: true }, { label: 'mark', num: true }, { label: 'leverage', num: true }, { label: 'unrealised', num: true }, { label: 'realised', num: true }, { label: 'stop', num: true }, { label: 'take', num: true }, { label: 'opened' }],
       a.positions.map(function (p) {
-        return { key: p.positionId, attrs: { 'data-position': p.positionId }, cells: [p.asset + (p.external ? ' (external)' : ''), p.direction, num(p.size, 6), num(p.entryPrice, 2), num(p.markPrice, 2), p.leverage === null ? '–' : num(p.leverage, 2) + '×', signed(p.unrealisedPnl, 2), signed(p.realisedPnl, 2), num(p.stopLoss, 2), num(p.takeProfit, 2), time(p.openedAt)] };
+        return { key: p.positionId, attrs: { 'data-position': p.positionId }, cells: [p.asset + (p.external ? ' (external)' : ''), p.direction, num(p.size, 6), num(p.entryPrice, 2), num(p.markPrice, 2), p.leverage === null ? '\u2013' : num(p.leverage, 2) + '\u00d7', signed(p.unrealisedPnl, 2), signed(p.realisedPnl, 2), num(p.stopLoss, 2), num(p.takeProfit, 2), time(p.openedAt)] };
       }));
     table('orders-' + a.accountId,
       [{ label: 'type' }, { label: 'side' }, { label: 'trigger', num: true }, { label: 'amount', num: true }, { label: 'created' }, { label: '' }],
@@ -226,7 +229,7 @@ export const DASHBOARD_SCRIPT = String.raw`
   function render(state) {
     var s = state.status;
     lastStatus = s;
-    document.getElementById('mode').textContent = s.mode + ' mode' + (s.stopping ? ' · stopping' : '');
+    document.getElementById('mode').textContent = s.mode + ' mode' + (s.stopping ? ' \u00b7 stopping' : '');
     document.getElementById('clock').textContent = time(s.now) + ' UTC';
     s.accounts.forEach(function (a) {
       renderAccount(a);
@@ -242,7 +245,7 @@ export const DASHBOARD_SCRIPT = String.raw`
     var fills = state.fills.slice().reverse();
     table('fills', [{ label: 'time' }, { label: 'asset' }, { label: 'action' }, { label: 'side' }, { label: 'size', num: true }, { label: 'price', num: true }, { label: 'pnl', num: true }, { label: 'fee', num: true }, { label: 'origin' }],
       fills.map(function (f) {
-        return { key: f.id, attrs: { 'data-fill': f.id, 'data-origin': f.origin }, cells: [time(f.at), f.asset, f.action, f.direction, num(f.size, 6), num(f.price, 2), f.realisedPnl === null ? '–' : signed(f.realisedPnl, 2), num(f.fee, 2), f.origin === 'strategy' && f.strategy ? f.strategy : f.origin] };
+        return { key: f.id, attrs: { 'data-fill': f.id, 'data-origin': f.origin }, cells: [time(f.at), f.asset, f.action, f.direction, num(f.size, 6), num(f.price, 2), f.realisedPnl === null ? '\u2013' : signed(f.realisedPnl, 2), num(f.fee, 2), f.origin === 'strategy' && f.strategy ? f.strategy : f.origin] };
       }));
     fillsShown = state.fills.length;
     document.body.dataset.fills = String(fillsShown);
