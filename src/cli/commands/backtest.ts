@@ -32,7 +32,7 @@ export function registerBacktest(program: Command): void {
 export function addScenarioOptions(command: Command): Command {
   return command
     .option('--strategy <path|name>', 'strategy plugin: a file, a package, or a shipped example (sma-cross, donchian-breakout, mean-reversion, challenge-aware)')
-    .option('--data <files>', 'candle file(s), a daemon store file or an http(s) URL (fetched into the cache), comma-separated; ASSET=FILE names the market (repeatable)', collect)
+    .option('--data <files>', 'candle file(s), a daemon store file or an http(s) URL (fetched into the cache), comma-separated; ASSET=FILE names the market (repeatable); a shipped dataset is found by its name from any folder', collect)
     .option('--market <asset>', "market of a single data file given without ASSET= (default: from the file name, else the strategy's)")
     .option('--from <date>', 'first candle (UTC date, ISO date-time or unix ms)', parseDateArg)
     .option('--to <date>', 'stop before this time (UTC date, ISO date-time or unix ms)', parseDateArg)
