@@ -24,7 +24,7 @@ import { PollingFeed } from '../feed/polling-feed.js';
 import { RiskGuard } from '../risk/guard.js';
 import type { Store } from '../store/store.js';
 import { Store as SqliteStore } from '../store/store.js';
-import { loadStrategy, type LoadedStrategy } from '../strategy/loader.js';
+import { loadStrategy, requireDistinctNames, type LoadedStrategy } from '../strategy/loader.js';
 import { StrategyRunner } from '../strategy/runner.js';
 import type { StrategyState, StrategyStateStore } from '../strategy/state.js';
 import type { PositionEvent } from '../api/types.js';
@@ -165,7 +165,7 @@ export class Daemon {
         }
       }
       this.#log.info(
-        { event: 'ready', mode: config.mode, accounts: this.#venue.accounts, strategies: strategies.map((s) => s.strategy.name), status: this.#status?.url ?? null, store: config.store.file },
+        { event: 'ready', mode: config.mode, accounts: this.#venue.accounts, strategies: strategies.map((s, i) => config.strategies[i]?.name ?? s.strategy.name), status: this.#status?.url ?? null, store: config.store.file },
         `propbot ${config.mode} running ${strategies.length} strateg${strategies.length === 1 ? 'y' : 'ies'} on ${this.#venue.accounts.length} account(s)${this.#status ? `; status at ${this.#status.url}/status` : ''}`,
       );
       this.#options.onReady?.({ statusUrl: this.#status?.url ?? null, accounts: this.#venue.accounts });
@@ -228,6 +228,7 @@ export class Daemon {
     for (const [i, s] of config.strategies.entries()) {
       loaded.push(await loadStrategy(s.use, { params: s.params, cwd: baseDir, configFile: source, configPath: `strategies.${i}.params`, usePath: `strategies.${i}.use` }));
     }
+    requireDistinctNames(loaded.map((l, i) => ({ name: config.strategies[i]!.name ?? l.strategy.name, key: `strategies.${i}` })), source);
     return loaded;
   }
 

@@ -27,7 +27,7 @@ import { SnapshotPump, type PublishSelection } from '../feed/snapshot-pump.js';
 import { RiskGuard } from '../risk/guard.js';
 import type { RiskGuardConfigInput } from '../risk/config.js';
 import type { Store } from '../store/store.js';
-import { loadStrategy, type LoadedStrategy } from '../strategy/loader.js';
+import { loadStrategy, requireDistinctNames, type LoadedStrategy } from '../strategy/loader.js';
 import { StrategyRunner } from '../strategy/runner.js';
 import { withinWindow, type TradingWindow } from '../strategy/window.js';
 import type { StrategyStateStore } from '../strategy/state.js';
@@ -268,6 +268,13 @@ export class LocalSession {
       const plugin = await loadStrategy(s.use, loadOptions);
       loaded.push({ ...(s.window ? withinWindow(plugin, s.window) : plugin), ...(s.name !== undefined ? { name: s.name } : {}) });
     }
+    requireDistinctNames(
+      loaded.map((l, i) => {
+        const s = options.strategies[i]!;
+        return { name: l.name ?? l.strategy.name, key: ('configPath' in s ? s.configPath : undefined) ?? `strategies.${i}` };
+      }),
+      options.configFile,
+    );
     for (const l of loaded) {
       for (const a of l.assets) {
         if (!assets.has(a)) {

@@ -100,6 +100,21 @@ export async function importStrategy(spec: string, options: LoadStrategyOptions 
   return { strategy, source };
 }
 
+/**
+ * Two strategies of one run need two names (their state, intents and dashboard rows are keyed by the
+ * name): the second of a pair is refused by its key, naming the first.
+ */
+export function requireDistinctNames(entries: ReadonlyArray<{ readonly name: string; readonly key: string }>, file?: string): void {
+  const seen = new Map<string, string>();
+  for (const e of entries) {
+    const first = seen.get(e.name);
+    if (first !== undefined) {
+      throw new ConfigError(e.key, `a second strategy named "${e.name}" (the first is ${first}); give one of them its own \`name:\``, file !== undefined ? { file } : {});
+    }
+    seen.set(e.name, e.key);
+  }
+}
+
 export async function loadStrategy(spec: string, options: LoadStrategyOptions = {}): Promise<LoadedStrategy> {
   const { strategy, source } = await importStrategy(spec, options);
   const where = options.configFile !== undefined ? { file: options.configFile } : {};

@@ -249,3 +249,14 @@ describe("the account's balance and phase", () => {
     );
   });
 });
+
+describe('two strategies of one name in a scenario', () => {
+  it('the second is refused by its key and line, naming the first', async () => {
+    const dir = tempDir();
+    const scenario = path.join(dir, 's.yaml');
+    writeFileSync(scenario, 'strategies:\n  - use: sma-cross\n    params: { period: 1h }\n  - use: sma-cross\n    params: { period: 4h }\ndata:\n  - asset: BTC\n    file: coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv\n');
+    const r = await propbot(['backtest', scenario], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`propbot: ${scenario}:line 4: strategies.1: a second strategy named "sma-cross" (the first is strategies.0); give one of them its own \`name:\``);
+  });
+});

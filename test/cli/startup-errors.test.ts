@@ -117,6 +117,20 @@ describe('start-up errors are one line naming file, line and key', () => {
     expect(oneLine(r.stderr)).toBe(`propbot: ${file}:line ${line}: strategies.0.params.fast: strategy "sma-cross": parameter "fast": fast must be shorter than slow`);
   });
 
+  it('two strategies of one name: the second by its key and line, naming the first; a `name:` settles it', async () => {
+    const twice = `${STRATEGY}  - use: sma-cross\n    params: { asset: BTC, period: 4h, fast: 10, slow: 30, amount: "5000", leverage: "2" }\n`;
+    const { file, line } = config('twice.yaml', paper('store: { file: twice.db }\n').replace(STRATEGY, twice), 'period: 4h');
+    const r = await finish(cli(['run', '--config', file]));
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(existsSync(path.join(dir, 'twice.db'))).toBe(false);
+    expect(oneLine(r.stderr)).toBe(`propbot: ${file}:line ${line - 1}: strategies.1: a second strategy named "sma-cross" (the first is strategies.0); give one of them its own \`name:\``);
+    const named = config('named.yaml', paper('store: { file: named.db }\n').replace(STRATEGY, twice.replace('  - use: sma-cross\n    params: { asset: BTC, period: 4h', '  - use: sma-cross\n    name: sma-4h\n    params: { asset: BTC, period: 4h')).replace('speed: 0', 'speed: 0\n  to: 2019-05-03'));
+    const ok = await finish(cli(['run', '--config', named.file]));
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('"strategies":["sma-cross","sma-4h"]');
+  });
+
   it("paper.from after the data's last candle: the key, its line, and where the file's candles are", async () => {
     const { file, line } = config('late.yaml', paper('').replace('from: 2019-05-01', 'from: 2025-01-01'), 'from:');
     const r = await finish(cli(['run', '--config', file]));
