@@ -15,6 +15,7 @@ import { WallClock } from '../core/clock.js';
 import { Dec } from '../core/decimal.js';
 import { ConfigError } from '../core/errors.js';
 import { locateConfigError } from '../core/config-file.js';
+import { isLoopbackHost } from '../core/net.js';
 import { didYouMean } from '../core/suggest.js';
 import { createLogger, registerSecret } from '../core/logger.js';
 import { Executor } from '../execution/executor.js';
@@ -41,7 +42,7 @@ import type { LoadedRunConfig, RunConfig } from './run-config.js';
 import { scenarioMarkets } from './scenario.js';
 import { humanLogStream } from './human-log.js';
 import { RunSummary } from './run-summary.js';
-import { isLoopbackHost, startStatusServer, type StatusServer } from './status-server.js';
+import { startStatusServer, type StatusServer } from './status-server.js';
 
 /** Position events that are executions. */
 const FILL_EVENTS: ReadonlySet<string> = new Set(['increasePosition', 'closePosition', 'liquidate', 'forceClose']);

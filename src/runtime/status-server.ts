@@ -15,9 +15,9 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { isIP, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../core/errors.js';
-import { listenOn } from '../core/net.js';
+import { isLoopbackHost, listenOn } from '../core/net.js';
 import type { PipelineMetrics } from './metrics.js';
 
 export interface StatusServerOptions {
@@ -80,10 +80,6 @@ const ACTIONS: Record<ControlCall['kind'], readonly string[]> = {
   accounts: ['flatten', 'resume'],
   orders: ['cancel'],
 };
-
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK.has(host) || (isIP(host) === 4 && host.startsWith('127.'));
-}
 
 /** The host part of a `Host` header (`[::1]:8787` → `::1`, `Localhost:80` → `localhost`). */
 export function hostName(header: string): string {

@@ -31,6 +31,8 @@ describe('status server', () => {
     const metrics = new PipelineMetrics();
     const base = { metrics, health: () => ({ healthy: true }), status: () => ({}) };
     await expect(startStatusServer({ ...base, port: 0, host: '0.0.0.0' })).rejects.toThrow(/status\.host.*loopback/);
+    // Loopback however it is written (the one test the sandbox and the client use too).
+    for (const host of ['LOCALHOST', '127.0.0.2']) open.push(await startStatusServer({ ...base, port: 0, host }));
     const first = await startStatusServer({ ...base, port: 0 });
     open.push(first);
     const port = Number(new URL(first.url).port);
