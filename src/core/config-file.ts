@@ -11,7 +11,7 @@ import type * as Yaml from 'yaml';
 import type { Document, LineCounter, Node } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from './errors.js';
-import { closestName } from './suggest.js';
+import { didYouMean } from './suggest.js';
 
 let loadedYaml: typeof Yaml | undefined;
 
@@ -84,16 +84,13 @@ export function parseConfigText<S extends z.ZodType>(text: string, schema: S, op
   const at = issue.code === 'unrecognized_keys' && keys?.length ? [...path, keys[0]!] : path;
   let message = issue.message;
   if (issue.code === 'unrecognized_keys' && keys?.length) {
-    message = `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `'${k}'`).join(', ')}`;
-    const near = closestName(keys[0]!, keysAt(schema, issue.path));
-    if (near !== undefined) message += `; did you mean '${near}'?`;
+    message = `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}${didYouMean(keys[0]!, keysAt(schema, issue.path))}`;
   }
   // A mistyped choice (`phase: fundd`): the value nearest among the allowed ones.
   const given = valueAt(interpolated, issue.path);
   const values = (issue as { values?: unknown[] }).values;
   if (issue.code === 'invalid_value' && typeof given === 'string' && values?.every((v) => typeof v === 'string')) {
-    const near = closestName(given, values as string[]);
-    if (near !== undefined) message += `; did you mean "${near}"?`;
+    message += didYouMean(given, values as string[]);
   }
   throw new ConfigError(at.join('.'), message, { file, line: lineOf(doc.contents, at, lineCounter) });
 }

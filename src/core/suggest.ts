@@ -43,8 +43,11 @@ export function editDistance(a: string, b: string): number {
   return rows[a.length]![b.length]!;
 }
 
-/** `' (did you mean "x"?)'` for the closest name, or nothing. */
+/**
+ * `'; did you mean "x"?'` for the closest name, or nothing: every message of the project that
+ * suggests a name ends with it, in this one form.
+ */
 export function didYouMean(word: string, candidates: Iterable<string>): string {
   const near = closestName(word, candidates);
-  return near === undefined ? '' : ` (did you mean "${near}"?)`;
+  return near === undefined ? '' : `; did you mean "${near}"?`;
 }

@@ -5,7 +5,7 @@
  * the rolling-start odds of `report/prop-odds.ts`.
  */
 import { ConfigError } from '../core/errors.js';
-import { closestName } from '../core/suggest.js';
+import { didYouMean } from '../core/suggest.js';
 import type { SweepRow } from '../runtime/sweep.js';
 
 interface ObjectiveSpec {
@@ -34,8 +34,7 @@ export const OBJECTIVE_NAMES = Object.keys(OBJECTIVES) as ObjectiveName[];
 
 export function objectiveOf(value: string, flag = '--objective'): ObjectiveName {
   if (value in OBJECTIVES) return value as ObjectiveName;
-  const near = closestName(value, OBJECTIVE_NAMES);
-  throw new ConfigError(flag, `expected one of ${OBJECTIVE_NAMES.join(', ')}, got ${JSON.stringify(value)}${near ? `; did you mean ${near}?` : ''}`);
+  throw new ConfigError(flag, `expected one of ${OBJECTIVE_NAMES.join(', ')}, got ${JSON.stringify(value)}${didYouMean(value, OBJECTIVE_NAMES)}`);
 }
 
 /** The objective's figure of a finished, unstopped row; null when it has none (no trade, no pass…). */

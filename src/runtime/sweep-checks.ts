@@ -31,7 +31,7 @@ export async function strategyParamsCheck(scenario: Scenario, grid: Readonly<Rec
     throw new ConfigError(
       `--grid ${unknown[0]}`,
       `strategy "${strategy.name}" has no parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}` +
-        `${didYouMean(unknown[0]!, known)}; its parameters: ${known.join(', ') || '(none)'}`,
+        `; its parameters: ${known.join(', ') || '(none)'}${didYouMean(unknown[0]!, known)}`,
     );
   }
   // A refused parameter is named by what gave it: the grid, a flag, or the scenario file's key.

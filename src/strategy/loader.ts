@@ -8,7 +8,7 @@ import { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, describeValue } from '../core/errors.js';
-import { closestName } from '../core/suggest.js';
+import { didYouMean } from '../core/suggest.js';
 import { isStrategy, resolveAssets, STRATEGY_API_VERSION, type Strategy } from './define.js';
 import { errorLocation } from './error-location.js';
 import { parseParams } from './params.js';
@@ -219,10 +219,9 @@ function packageName(spec: string): string {
 
 function notFound(name: string, cwd: string, where: LoadPlace): ConfigError {
   const shipped = shippedNames();
-  const near = closestName(name, shipped);
   const text =
     `"${name}" is not a shipped example (${shipped.join(', ')}), a file path (start it with ./ or give its .ts/.js extension), ` +
-    `or a package installed where ${cwd} resolves packages` + (near ? `; did you mean ${near}?` : '');
+    `or a package installed where ${cwd} resolves packages${didYouMean(name, shipped)}`;
   return new ConfigError(where.key, text, placeOf(where));
 }
 

@@ -75,7 +75,7 @@ export function parseParams<S extends ParamsSchema>(
     const keys = (issue as { keys: string[] }).keys;
     key = [key, keys[0]].filter(Boolean).join('.');
     const known = Object.keys(schema.shape);
-    message = `unknown parameter${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}${didYouMean(keys[0]!, known)}; known: ${known.join(', ') || '(none)'}`;
+    message = `unknown parameter${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}; known: ${known.join(', ') || '(none)'}${didYouMean(keys[0]!, known)}`;
   }
   const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more problem(s))` : '';
   // A parameter given by a flag is named by that flag, not by the file the others came from.

@@ -106,7 +106,7 @@ describe('propbot backtest', () => {
     const key = await propbot(['backtest', scenario]);
     expect(key.code).toBe(2);
     expect(key.stderr).toContain('line 6');
-    expect(key.stderr).toContain("unknown key 'balanse'");
+    expect(key.stderr).toContain('unknown key "balanse"');
 
     // A scenario's risk block is checked as the file is read: its key and line, before any run starts.
     const risky = path.join(dir, 'risk.yaml');

@@ -93,7 +93,7 @@ describe('start-up errors are one line naming file, line and key', () => {
     expect(existsSync(path.join(dir, 'typo.db'))).toBe(false);
     expect(oneLine(r.stderr)).toBe(
       `propbot: ${file}:line ${line}: strategies.0.use: "sma-crosss" is not a shipped example (challenge-aware, donchian-breakout, mean-reversion, sma-cross), ` +
-        `a file path (start it with ./ or give its .ts/.js extension), or a package installed where ${dir} resolves packages; did you mean sma-cross?`,
+        `a file path (start it with ./ or give its .ts/.js extension), or a package installed where ${dir} resolves packages; did you mean "sma-cross"?`,
     );
   });
 
@@ -101,11 +101,11 @@ describe('start-up errors are one line naming file, line and key', () => {
     const risk = config('risk-typo.yaml', paper('risk:\n  drawdown:\n    maxAdverseMov: 0.05\n'), 'maxAdverseMov');
     const r1 = await finish(cli(['run', '--config', risk.file]));
     expect(r1.code).toBe(2);
-    expect(oneLine(r1.stderr)).toBe(`propbot: ${risk.file}:line ${risk.line}: risk.drawdown.maxAdverseMov: unknown key 'maxAdverseMov'; did you mean 'maxAdverseMove'?`);
+    expect(oneLine(r1.stderr)).toBe(`propbot: ${risk.file}:line ${risk.line}: risk.drawdown.maxAdverseMov: unknown key "maxAdverseMov"; did you mean "maxAdverseMove"?`);
     // A scenario's singular `strategy:` copied into a run config.
     const singular = config('singular.yaml', paper('').replace('strategies:', 'strategy:'), 'strategy:');
     const r2 = await finish(cli(['run', '--config', singular.file]));
-    expect(oneLine(r2.stderr)).toBe(`propbot: ${singular.file}:line ${singular.line}: strategy: unknown key 'strategy'; did you mean 'strategies'?`);
+    expect(oneLine(r2.stderr)).toBe(`propbot: ${singular.file}:line ${singular.line}: strategy: unknown key "strategy"; did you mean "strategies"?`);
   });
 
   it("a strategy's parameter refused after the file was read names its line; no store is made", async () => {
@@ -209,7 +209,7 @@ describe('start-up errors are one line naming file, line and key', () => {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(oneLine(r.stderr)).toBe(
-        `propbot: ${file}:line ${line}: strategies.0: strategy sma-cross trades BTCC, which ${sb.baseUrl} does not list (its markets: BTC, ETH, XAU) (did you mean "BTC"?)`,
+        `propbot: ${file}:line ${line}: strategies.0: strategy sma-cross trades BTCC, which ${sb.baseUrl} does not list (its markets: BTC, ETH, XAU); did you mean "BTC"?`,
       );
     });
   });

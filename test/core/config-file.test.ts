@@ -41,22 +41,22 @@ describe('YAML config files', () => {
     const err = errorOf(() => parseConfigText('mode: paper\naccounts: []\nmaxDailyDrawdwn: 5\n', schema));
     expect(err.path).toBe('maxDailyDrawdwn');
     expect(err.line).toBe(3);
-    expect(err.message).toContain("unknown key 'maxDailyDrawdwn'");
+    expect(err.message).toContain('unknown key "maxDailyDrawdwn"');
     expect(err.message).not.toContain('did you mean'); // not a key at the root
   });
 
   it('suggests the nearest key the schema allows at that place, through lists, optionals and unions', () => {
     const nested = errorOf(() => parseConfigText('mode: paper\naccounts:\n  - id: a\n    maxDailyDrawdwn: 5\n', schema));
     expect(nested.path).toBe('accounts.0.maxDailyDrawdwn');
-    expect(nested.reason).toBe("unknown key 'maxDailyDrawdwn'; did you mean 'maxDailyDrawdown'?");
+    expect(nested.reason).toBe('unknown key "maxDailyDrawdwn"; did you mean "maxDailyDrawdown"?');
     const wrapped = z.strictObject({
       channels: z
         .array(z.discriminatedUnion('type', [z.strictObject({ type: z.literal('a'), url: z.string() }), z.strictObject({ type: z.literal('b'), chatIdEnv: z.string() })]))
         .optional()
         .default([]),
     });
-    expect(errorOf(() => parseConfigText('channels:\n  - { type: b, chatIdEvn: X }\n', wrapped)).reason).toBe("unknown key 'chatIdEvn'; did you mean 'chatIdEnv'?");
-    expect(errorOf(() => parseConfigText('mod: paper\naccounts: []\n', schema)).reason).toBe("unknown key 'mod'; did you mean 'mode'?");
+    expect(errorOf(() => parseConfigText('channels:\n  - { type: b, chatIdEvn: X }\n', wrapped)).reason).toBe('unknown key "chatIdEvn"; did you mean "chatIdEnv"?');
+    expect(errorOf(() => parseConfigText('mod: paper\naccounts: []\n', schema)).reason).toBe('unknown key "mod"; did you mean "mode"?');
   });
 
   it('suggests the nearest allowed value of a mistyped choice, and nothing for a value far from all', () => {

@@ -43,7 +43,7 @@ describe('run config: unknown keys', () => {
     const e = configError(() => parse(`${PAPER}statuss:\n  port: 0\n`));
     expect(e.path).toBe('statuss');
     expect(e.line).toBe(8);
-    expect(e.message).toContain("unknown key 'statuss'");
+    expect(e.message).toContain('unknown key "statuss"');
     expect(e.message).toContain('run.yaml:line 8');
   });
 

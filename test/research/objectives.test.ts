@@ -36,7 +36,7 @@ describe('objectives and constraints', () => {
     expect(violation(row(0, { challenge: { passed: false, failedRule: 'max_daily_drawdown', daysToTarget: null } }), [parseConstraint('rules')])).toBe('failed max_daily_drawdown');
     expect(violation(row(0, { stopped: { at: 1, reason: 'failed_rule' }, challenge: null }), [parseConstraint('rules')])).toBe('failed a challenge rule');
     expect(() => parseConstraint('drawdown<5')).toThrow(/--constraint: expected one of returnPct.*got "drawdown"$/);
-    expect(() => parseConstraint('maxDrawdownPc<=8')).toThrow(/got "maxDrawdownPc"; did you mean maxDrawdownPct\?$/);
+    expect(() => parseConstraint('maxDrawdownPc<=8')).toThrow(/got "maxDrawdownPc"; did you mean "maxDrawdownPct"\?$/);
     expect(() => parseConstraint('maxDrawdownPct=5')).toThrow(/expected 'rules' or NAME<=N/);
   });
 

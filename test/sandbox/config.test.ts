@@ -82,7 +82,7 @@ describe('sandbox configuration', () => {
 
   it('names an unknown key at its own line', () => {
     const err = configError(() => parseSandboxConfig(MINIMAL.replace('    price:', '    prise: 1\n    price:'), 'sb.yaml'));
-    expect(err.message).toContain("unknown key 'prise'");
+    expect(err.message).toContain('unknown key "prise"');
     expect(err.line).toBe(4);
   });
 

@@ -57,7 +57,7 @@ describe('parseParams', () => {
     expect(err!.message).toMatch(/config\/x\.yaml: strategies\.0\.params\.fast: strategy "sma-cross": parameter "fast": .*expected number/);
     expect(() => parseParams('sma-cross', schema, { risk: '0.5' })).toThrow(/parameter "risk": expected at most 0\.1, got 0\.5/);
     expect(() => parseParams('sma-cross', schema, { risk: 'abc' })).toThrow(/parameter "risk": expected a decimal number/);
-    expect(() => parseParams('sma-cross', schema, { fsat: 3 })).toThrow(/parameter "fsat": unknown parameter "fsat" \(did you mean "fast"\?\); known: asset, fast, risk/);
+    expect(() => parseParams('sma-cross', schema, { fsat: 3 })).toThrow(/parameter "fsat": unknown parameter "fsat"; known: asset, fast, risk; did you mean "fast"\?$/);
     expect(() => parseParams('sma-cross', schema, { volume: 3 })).toThrow(/unknown parameter "volume"; known: asset, fast, risk/);
     expect(() => parseParams('sma-cross', schema, [1])).toThrow(/params: strategy "sma-cross": parameters must be an object/);
   });
