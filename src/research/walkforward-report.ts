@@ -199,6 +199,15 @@ export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForward
   };
   const c = json.outOfSample?.challenge ?? null;
   const oosPassed = c?.passed === true && json.outOfSample?.endedFailed !== true;
+  // The winner's objective has a column unless it is the in-sample return, which has its own.
+  const objectiveColumn = json.objective.name !== 'returnPct';
+  const heads: Array<[string, boolean]> = [
+    ['#', true], ['train (UTC)', true], ['test (UTC)', true], ['best parameters', true],
+    ...(objectiveColumn ? [[json.objective.name, false] as [string, boolean]] : []),
+    ['IS return', false], ['IS max dd', false], ['IS sharpe', false], ['IS trades', false], ['IS verdict', true],
+    ['OOS return', false], ['OOS max dd', false], ['OOS sharpe', false], ['OOS trades', false], ['efficiency', false], ['trials', false],
+  ];
+  const left = (j: number): string => (heads[j]![1] ? ' class="l"' : '');
   const rows = json.windows.map((w, i) => {
     const r = result.windows[i]!;
     const params = w.best ? Object.entries(w.best.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : noBest(w);
@@ -207,14 +216,14 @@ export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForward
       `${w.train.from.slice(0, 10)} → ${w.train.to.slice(0, 10)}`,
       `${w.test.from.slice(0, 10)} → ${w.test.to.slice(0, 10)}`,
       params,
-      num(w.best?.objective ?? null, 4),
+      ...(objectiveColumn ? [num(w.best?.objective ?? null, 4)] : []),
       ...slice(r.inSample),
       verdictText(r.inSample?.challenge ?? null),
       ...(w.accountFailedBefore ? ['account failed earlier', '', '', ''] : slice(r.outOfSample)),
       num(w.efficiency),
       `${w.trials}${w.failed || w.excluded ? ` (${[w.failed ? `${w.failed} failed` : '', w.excluded ? `${w.excluded} excl.` : ''].filter(Boolean).join(', ')})` : ''}`,
     ];
-    return `<tr>${cells.map((cell, j) => `<td${j <= 3 || j === 9 ? ' class="l"' : ''}>${escapeHtml(cell)}</td>`).join('')}</tr>`;
+    return `<tr>${cells.map((cell, j) => `<td${left(j)}>${escapeHtml(cell)}</td>`).join('')}</tr>`;
   });
   const title = `${json.name} — walk-forward`;
   const oosSummary = json.outOfSample?.summary;
@@ -250,7 +259,7 @@ export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForward
 <section><h2>Stitched out-of-sample equity and challenge floors</h2>${oos && oos.equity.length > 0 ? '<div class="chart" id="oos-chart"></div>' : '<p class="note">No out-of-sample run.</p>'}${
     links.outOfSampleReport ? `<p class="note">Full report of the out-of-sample run (fills, trades, daily pnl): <a href="${escapeHtml(links.outOfSampleReport)}">${escapeHtml(links.outOfSampleReport)}</a></p>` : ''
   }</section>
-<section><h2>Windows</h2><div class="scroll"><table id="windows"><thead><tr><th class="l">#</th><th class="l">train (UTC)</th><th class="l">test (UTC)</th><th class="l">best parameters</th><th>${escapeHtml(json.objective.name)}</th><th>IS return</th><th>IS max dd</th><th>IS sharpe</th><th>IS trades</th><th class="l">IS verdict</th><th>OOS return</th><th>OOS max dd</th><th>OOS sharpe</th><th>OOS trades</th><th>efficiency</th><th>trials</th></tr></thead><tbody>${rows.join('')}</tbody></table></div></section>
+<section><h2>Windows</h2><div class="scroll"><table id="windows"><thead><tr>${heads.map(([h], j) => `<th${left(j)}>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div></section>
 </main>
 ${pageEnd('wf-data', data, PAGE_SCRIPT)}`;
 }

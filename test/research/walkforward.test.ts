@@ -216,5 +216,19 @@ describe('walk-forward report', () => {
     const html = renderWalkForwardHtml(json, result as never);
     expect(html).toContain('account failed earlier');
     expect(html).toContain('<span class="fail">PASSED active_evaluation, then FAILED');
+    // The windows table: the objective's own column only when it is not the in-sample return, and
+    // every row as wide as the header.
+    const table = (page: string) => {
+      const t = /<table id="windows">([\s\S]*?)<\/table>/.exec(page)![1]!;
+      const heads = [...t.matchAll(/<th[^>]*>([^<]*)<\/th>/g)].map((m) => m[1]);
+      const widths = [...t.matchAll(/<tr><td[\s\S]*?<\/tr>/g)].map((m) => (m[0].match(/<td/g) ?? []).length);
+      return { heads, widths };
+    };
+    const byReturn = table(html);
+    expect(byReturn.heads.slice(0, 6)).toEqual(['#', 'train (UTC)', 'test (UTC)', 'best parameters', 'IS return', 'IS max dd']);
+    expect(new Set(byReturn.widths)).toEqual(new Set([byReturn.heads.length]));
+    const bySharpe = table(renderWalkForwardHtml({ ...json, objective: { ...json.objective, name: 'sharpe' } }, result as never));
+    expect(bySharpe.heads.slice(3, 6)).toEqual(['best parameters', 'sharpe', 'IS return']);
+    expect(new Set(bySharpe.widths)).toEqual(new Set([bySharpe.heads.length]));
   });
 });
