@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Decimal } from 'decimal.js';
 import type { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
-import { PACKAGE_ROOT } from '../runtime/scenario.js';
+import { PACKAGE_ROOT } from '../core/package.js';
 import { importStrategy } from '../strategy/loader.js';
 
 export interface ParamListing {

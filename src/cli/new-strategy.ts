@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../core/errors.js';
-import { PACKAGE_ROOT } from '../runtime/scenario.js';
+import { PACKAGE_ROOT } from '../core/package.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 

@@ -4,15 +4,15 @@
  * directory. Built-in example strategies may be named without a path (`sma-cross`). A data file may
  * be an http(s) URL: `fetchScenarioData` downloads it into the cache before a run.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Decimal } from 'decimal.js';
 import { z } from 'zod';
 import { ACCOUNT_TYPES, MARKET_CATEGORIES, type AccountType, type MarketCategory } from '../api/types.js';
 import { Dec } from '../core/decimal.js';
 import { configKeyLine, loadConfigFile } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
+import { PACKAGE_ROOT, shippedFiles } from '../core/package.js';
 import { redisUrlProblem } from '../core/redis-url.js';
 import { ENGINE_PRESETS } from '../engine/presets.js';
 import { DataFetchError, dataUrlProblem, fetchDataFile, isDataUrl, type FetchDataOptions } from '../feed/files/remote.js';
@@ -35,8 +35,6 @@ export const BACKTEST_RULES = ['on', 'off'] as const;
 export type BacktestRules = (typeof BACKTEST_RULES)[number];
 export type BacktestPreset = (typeof BACKTEST_PRESETS)[number];
 
-/** The package root (where `strategies/` and `backtest/` ship). */
-export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface ScenarioMarket {
   readonly asset: string;
@@ -204,11 +202,7 @@ export function dataFileNotFound(file: string, source?: string): string {
 
 /** The candle files the package ships in backtest/data. */
 export function shippedDatasets(): string[] {
-  try {
-    return readdirSync(path.join(PACKAGE_ROOT, 'backtest', 'data')).filter((name) => /\.(csv|json)$/.test(name)).sort();
-  } catch {
-    return [];
-  }
+  return shippedFiles(path.join('backtest', 'data'), ['.csv', '.json']);
 }
 
 /** Read a scenario file. */

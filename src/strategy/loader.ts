@@ -3,11 +3,12 @@
  * into this process's own module graph (see plugin-hooks.ts), checks that its default export was made
  * with `defineStrategy`, and validates the parameters against its schema. Every failure is a `ConfigError` that names the plugin and, for parameters, the key.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError, describeValue } from '../core/errors.js';
+import { shippedFiles } from '../core/package.js';
 import { didYouMean } from '../core/suggest.js';
 import { isStrategy, resolveAssets, STRATEGY_API_VERSION, type Strategy } from './define.js';
 import { errorLocation } from './error-location.js';
@@ -225,16 +226,11 @@ function notFound(name: string, cwd: string, where: LoadPlace): ConfigError {
   return new ConfigError(where.key, text, placeOf(where));
 }
 
-/** The examples a bare name may name (`sma-cross`): strategies/*.ts of the package, found from here as from dist/. */
+/** The examples a bare name may name (`sma-cross`): strategies/*.ts of the package. */
 function shippedNames(): string[] {
-  try {
-    return readdirSync(new URL('../../strategies/', import.meta.url))
-      .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
-      .map((f) => f.slice(0, -3))
-      .sort();
-  } catch {
-    return [];
-  }
+  return shippedFiles('strategies', ['.ts'])
+    .filter((f) => !f.endsWith('.d.ts'))
+    .map((f) => f.slice(0, -3));
 }
 
 function defaultExport(module: unknown): unknown {

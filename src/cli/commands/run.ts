@@ -18,7 +18,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--log-format <format>', "pretty: one line per event in market time; json: JSON lines; auto (the config's default): pretty on a terminal").choices(['pretty', 'json', 'auto']))
     .action(async (opts: RunCliOptions) => {
       const { loadRunConfig } = await import('../../runtime/run-config.js');
-      const { PACKAGE_ROOT } = await import('../../runtime/scenario.js');
+      const { PACKAGE_ROOT } = await import('../../core/package.js');
       const { Daemon } = await import('../../runtime/daemon.js');
       const file = opts.config ?? path.join(PACKAGE_ROOT, 'config', 'paper.yaml');
       const daemon = new Daemon(loadRunConfig(file), { handleSignals: true, ...(opts.logFormat ? { logFormat: opts.logFormat } : {}) });
