@@ -179,21 +179,34 @@ function toPlain(doc: Document, counter: LineCounter, file: string | undefined):
   }
 }
 
-/**
- * The 1-based line of the key at `path` in a YAML file, or undefined when the file cannot be read or
- * does not spell that key (a default applies). For errors found after loading, such as a store file
- * that cannot be created.
- */
-export function configKeyLine(file: string, path: readonly string[]): number | undefined {
+/** The last file parsed for a line, kept while its text is the same: a sweep may locate the same key for each of thousands of combinations. */
+let lastParsed: { file: string; text: string; doc: Document; counter: LineCounter } | undefined;
+
+function parsedForLines(file: string): { doc: Document; counter: LineCounter } | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
-  const { isMap, isScalar, isSeq, LineCounter, parseDocument } = yaml();
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter });
+  if (lastParsed?.file !== file || lastParsed.text !== text) {
+    const { LineCounter, parseDocument } = yaml();
+    const counter = new LineCounter();
+    lastParsed = { file, text, doc: parseDocument(text, { lineCounter: counter }), counter };
+  }
+  return lastParsed;
+}
+
+/**
+ * The 1-based line of the key at `path` in a YAML file, or undefined when the file cannot be read or
+ * does not spell that key (a default applies). For errors found after loading, such as a store file
+ * that cannot be created.
+ */
+export function configKeyLine(file: string, path: readonly string[]): number | undefined {
+  const parsed = parsedForLines(file);
+  if (parsed === undefined) return undefined;
+  const { isMap, isScalar, isSeq } = yaml();
+  const { doc, counter } = parsed;
   let node = doc.contents as Node | null | undefined;
   let line: number | undefined;
   for (const key of path) {

@@ -5,7 +5,7 @@
  * run: it is listed as skipped with the strategy's reason, the way a grid over two lengths is expected
  * to contain a few impossible pairs. A run that fails once started is a failure of the sweep.
  */
-import { configKeyLine } from '../core/config-file.js';
+import { locateConfigError } from '../core/config-file.js';
 import { ConfigError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import { parseParams } from '../strategy/params.js';
@@ -37,18 +37,14 @@ export async function strategyParamsCheck(scenario: Scenario, grid: Readonly<Rec
   // A refused parameter is named by what gave it: the grid, a flag, or the scenario file's key.
   const flags = { ...paramFlags, ...Object.fromEntries(gridKeys.map((k) => [k, '--grid'])) };
   const where = scenario.file !== undefined ? { path: `${key ?? 'strategies.0'}.params`, file: scenario.file, flags } : { path: '--param', flags };
-  const lines = new Map<string, number | undefined>();
   return (params) => {
     try {
       parseParams(strategy.name, strategy.params, { ...baseParams, ...params }, where);
       return undefined;
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      if (scenario.file === undefined || error.file === undefined) return error.message;
-      // The scenario's own parameter: the same one refuses every combination, so its line is found once.
-      const line = lines.get(error.path) ?? configKeyLine(scenario.file, error.path.split('.'));
-      lines.set(error.path, line);
-      return new ConfigError(error.path, error.reason, { file: scenario.file, ...(line !== undefined ? { line } : {}) }).message;
+      // The scenario's own parameter gets its line; one a flag or the grid gave is named by it alone.
+      return (error.file !== undefined ? (locateConfigError(error, error.file) as ConfigError) : error).message;
     }
   };
 }
