@@ -9,6 +9,13 @@ import { propbot, REPO, tempDir } from './helpers.js';
 
 const SHIPPED = 'the shipped datasets, found by name from any folder: coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv, pyalgotrade-orcl-2001-daily.csv';
 
+/** A scenario file `s.yaml` in `dir` (a new folder outside the checkout unless given). */
+function scenarioIn(text: string, dir = tempDir()): { dir: string; scenario: string } {
+  const scenario = path.join(dir, 's.yaml');
+  writeFileSync(scenario, text);
+  return { dir, scenario };
+}
+
 describe('propbot backtest: a data file that is not there', () => {
   it('the shipped May 2021 scenario says, before it starts, which file it needs and where to get it', async () => {
     // Copied away from the checkout, its ../shared path leads nowhere, as on a fresh clone.
@@ -24,9 +31,7 @@ describe('propbot backtest: a data file that is not there', () => {
   });
 
   it('a scenario without a source still names the key and the file', async () => {
-    const dir = tempDir();
-    const scenario = path.join(dir, 's.yaml');
-    writeFileSync(scenario, 'strategy:\n  use: sma-cross\ndata:\n  - asset: BTC\n    file: ./missing.csv\n');
+    const { dir, scenario } = scenarioIn('strategy:\n  use: sma-cross\ndata:\n  - asset: BTC\n    file: ./missing.csv\n');
     const r = await propbot(['backtest', scenario], dir);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe(`propbot: ${scenario}:line 5: data.0.file: data file not found: ${path.join(dir, 'missing.csv')}; ${SHIPPED}`);
@@ -47,9 +52,7 @@ describe('propbot backtest: a data file that is not there', () => {
 
 describe('propbot backtest: a strategy or a range that is not there', () => {
   it("a scenario's strategy name that is no example, file or package: strategy.use, its line, and the nearest example", async () => {
-    const dir = tempDir();
-    const scenario = path.join(dir, 's.yaml');
-    writeFileSync(scenario, `strategy:\n  use: mean-reverson\ndata:\n  - asset: BTC\n    file: ${JSON.stringify(path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv'))}\n`);
+    const { dir, scenario } = scenarioIn(`strategy:\n  use: mean-reverson\ndata:\n  - asset: BTC\n    file: ${JSON.stringify(path.join(REPO, 'backtest/data/coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv'))}\n`);
     const r = await propbot(['backtest', scenario], dir);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe(
@@ -174,9 +177,7 @@ describe('propbot backtest --log', () => {
   });
 
   it('takes `log:` from a scenario file, and shows the intents the pipeline receives', async () => {
-    const dir = tempDir();
-    const scenario = path.join(dir, 's.yaml');
-    writeFileSync(scenario, `strategy:\n  use: sma-cross\n  params: { asset: ORCL, period: 1D, fast: 5, slow: 20, leverage: '1' }\ndata:\n  - { asset: ORCL, file: ${JSON.stringify(ORCL)} }\nout: ./out\nlog: info\n`);
+    const { dir, scenario } = scenarioIn(`strategy:\n  use: sma-cross\n  params: { asset: ORCL, period: 1D, fast: 5, slow: 20, leverage: '1' }\ndata:\n  - { asset: ORCL, file: ${JSON.stringify(ORCL)} }\nout: ./out\nlog: info\n`);
     const r = await propbot(['backtest', scenario], dir);
     expect(r.code).toBe(0);
     const intents = logLines(r.stderr).filter((l) => / sma-cross: open /.test(l.msg));
@@ -196,12 +197,8 @@ describe('propbot backtest --log', () => {
 });
 
 describe('a refused parameter is named by what gave it', () => {
-  const ORCL = path.join(REPO, 'backtest/data/pyalgotrade-orcl-2001-daily.csv');
-  const scenarioFile = (dir: string, params: string): string => {
-    const file = path.join(dir, 's.yaml');
-    writeFileSync(file, `strategy:\n  use: sma-cross\n  params: { asset: ORCL, period: 1D, ${params} }\ndata:\n  - asset: ORCL\n    file: ${JSON.stringify(ORCL)}\n`);
-    return file;
-  };
+  const scenarioFile = (dir: string, params: string): string =>
+    scenarioIn(`strategy:\n  use: sma-cross\n  params: { asset: ORCL, period: 1D, ${params} }\ndata:\n  - asset: ORCL\n    file: ${JSON.stringify(ORCL)}\n`, dir).scenario;
 
   it('a --param or --params over a scenario file names the flag, not the file', async () => {
     const dir = tempDir();
@@ -240,8 +237,7 @@ describe("the account's balance and phase", () => {
     const phase = await propbot([...base, '--phase', 'fundd'], dir);
     expect(phase.code).toBe(2);
     expect(phase.stderr).toContain("error: option '--phase <phase>' argument 'fundd' is invalid. Allowed choices are active_evaluation, active_verification, funded, funded_success, demo.");
-    const scenario = path.join(dir, 's.yaml');
-    writeFileSync(scenario, 'strategy:\n  use: sma-cross\ndata:\n  - asset: BTC\n    file: coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv\nphase: fundd\n');
+    const { scenario } = scenarioIn('strategy:\n  use: sma-cross\ndata:\n  - asset: BTC\n    file: coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv\nphase: fundd\n', dir);
     const file = await propbot(['backtest', scenario], dir);
     expect(file.code).toBe(2);
     expect(file.stderr.trim()).toBe(
@@ -252,9 +248,7 @@ describe("the account's balance and phase", () => {
 
 describe('two strategies of one name in a scenario', () => {
   it('the second is refused by its key and line, naming the first', async () => {
-    const dir = tempDir();
-    const scenario = path.join(dir, 's.yaml');
-    writeFileSync(scenario, 'strategies:\n  - use: sma-cross\n    params: { period: 1h }\n  - use: sma-cross\n    params: { period: 4h }\ndata:\n  - asset: BTC\n    file: coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv\n');
+    const { dir, scenario } = scenarioIn('strategies:\n  - use: sma-cross\n    params: { period: 1h }\n  - use: sma-cross\n    params: { period: 4h }\ndata:\n  - asset: BTC\n    file: coinbase-btcusd-1h-2017-2019.cryptodatadownload.csv\n');
     const r = await propbot(['backtest', scenario], dir);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe(`propbot: ${scenario}:line 4: strategies.1: a second strategy named "sma-cross" (the first is strategies.0); give one of them its own \`name:\``);

@@ -48,6 +48,19 @@ function oneLine(stderr: string): string {
   return lines[0]!;
 }
 
+/**
+ * A paper config refused before its store is opened: exit 2, nothing on stdout, no store file made.
+ * `name` names the config and its store; returns the config's path, the line of `marker`, and the one line.
+ */
+async function refusedBeforeTheStore(name: string, edit: (text: string) => string, marker: string): Promise<{ file: string; line: number; error: string }> {
+  const { file, line } = config(`${name}.yaml`, edit(paper(`store: { file: ${name}.db }\n`)), marker);
+  const r = await finish(cli(['run', '--config', file]));
+  expect(r.code).toBe(2);
+  expect(r.stdout).toBe('');
+  expect(existsSync(path.join(dir, `${name}.db`))).toBe(false);
+  return { file, line, error: oneLine(r.stderr) };
+}
+
 describe('start-up errors are one line naming file, line and key', () => {
   it('a store path through a regular file (EEXIST and ENOTDIR)', async () => {
     const regular = path.join(dir, 'not-a-folder');
@@ -86,12 +99,8 @@ describe('start-up errors are one line naming file, line and key', () => {
   });
 
   it('a strategy name that is no example, file or package: its key and line, the examples and the nearest; no store is made', async () => {
-    const { file, line } = config('typo.yaml', paper('store: { file: typo.db }\n').replace('use: sma-cross', 'use: sma-crosss'), 'use:');
-    const r = await finish(cli(['run', '--config', file]));
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(existsSync(path.join(dir, 'typo.db'))).toBe(false);
-    expect(oneLine(r.stderr)).toBe(
+    const { file, line, error } = await refusedBeforeTheStore('typo', (t) => t.replace('use: sma-cross', 'use: sma-crosss'), 'use:');
+    expect(error).toBe(
       `propbot: ${file}:line ${line}: strategies.0.use: "sma-crosss" is not a shipped example (challenge-aware, donchian-breakout, mean-reversion, sma-cross), ` +
         `a file path (start it with ./ or give its .ts/.js extension), or a package installed where ${dir} resolves packages; did you mean "sma-cross"?`,
     );
@@ -109,22 +118,14 @@ describe('start-up errors are one line naming file, line and key', () => {
   });
 
   it("a strategy's parameter refused after the file was read names its line; no store is made", async () => {
-    const { file, line } = config('params.yaml', paper('store: { file: params.db }\n').replace('fast: 10', 'fast: 40'), 'params:');
-    const r = await finish(cli(['run', '--config', file]));
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(existsSync(path.join(dir, 'params.db'))).toBe(false);
-    expect(oneLine(r.stderr)).toBe(`propbot: ${file}:line ${line}: strategies.0.params.fast: strategy "sma-cross": parameter "fast": fast must be shorter than slow`);
+    const { file, line, error } = await refusedBeforeTheStore('params', (t) => t.replace('fast: 10', 'fast: 40'), 'params:');
+    expect(error).toBe(`propbot: ${file}:line ${line}: strategies.0.params.fast: strategy "sma-cross": parameter "fast": fast must be shorter than slow`);
   });
 
   it('two strategies of one name: the second by its key and line, naming the first; a `name:` settles it', async () => {
     const twice = `${STRATEGY}  - use: sma-cross\n    params: { asset: BTC, period: 4h, fast: 10, slow: 30, amount: "5000", leverage: "2" }\n`;
-    const { file, line } = config('twice.yaml', paper('store: { file: twice.db }\n').replace(STRATEGY, twice), 'period: 4h');
-    const r = await finish(cli(['run', '--config', file]));
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(existsSync(path.join(dir, 'twice.db'))).toBe(false);
-    expect(oneLine(r.stderr)).toBe(`propbot: ${file}:line ${line - 1}: strategies.1: a second strategy named "sma-cross" (the first is strategies.0); give one of them its own \`name:\``);
+    const { file, line, error } = await refusedBeforeTheStore('twice', (t) => t.replace(STRATEGY, twice), 'period: 4h');
+    expect(error).toBe(`propbot: ${file}:line ${line - 1}: strategies.1: a second strategy named "sma-cross" (the first is strategies.0); give one of them its own \`name:\``);
     const named = config('named.yaml', paper('store: { file: named.db }\n').replace(STRATEGY, twice.replace('  - use: sma-cross\n    params: { asset: BTC, period: 4h', '  - use: sma-cross\n    name: sma-4h\n    params: { asset: BTC, period: 4h')).replace('speed: 0', 'speed: 0\n  to: 2019-05-03'));
     const ok = await finish(cli(['run', '--config', named.file]));
     expect(ok.code, ok.stderr).toBe(0);
