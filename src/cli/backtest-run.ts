@@ -9,7 +9,6 @@ import { holdYoungGeneration } from '../core/young-generation.js';
 import { writeReport, type ReportSummaryJson } from '../report/write.js';
 import { runBacktest, type BacktestOptions } from '../runtime/backtest.js';
 import {
-  checkRange,
   fetchScenarioData,
   guessAsset,
   loadScenario,
@@ -21,6 +20,7 @@ import {
 import { Dec } from '../core/decimal.js';
 import { describePeriod } from '../feed/files/to-candle.js';
 import { isDataUrl } from '../feed/files/remote.js';
+import { checkRange, type RangeEnd } from '../runtime/run-range.js';
 import { parseDataArgs, type BacktestCliOptions } from './scenario-args.js';
 
 export async function runBacktestCommand(scenarioFile: string | undefined, opts: BacktestCliOptions): Promise<number> {
@@ -132,7 +132,9 @@ export function buildScenario(file: string | undefined, opts: BacktestCliOptions
     ...(base?.log !== undefined ? { log: base.log } : {}),
     ...(base?.research !== undefined ? { research: base.research } : {}),
   };
-  checkRange(scenario.from, scenario.to);
+  const end = (flag: number | undefined, fromFile: number | undefined, key: 'from' | 'to'): RangeEnd | undefined =>
+    flag !== undefined ? { ms: flag, key: `--${key}` } : fromFile !== undefined ? { ms: fromFile, key, ...(base?.file !== undefined ? { file: base.file } : {}) } : undefined;
+  checkRange(end(opts.from, base?.from, 'from'), end(opts.to, base?.to, 'to'));
   return scenario;
 }
 

@@ -278,7 +278,9 @@ export class LocalSession {
     for (const l of loaded) {
       for (const a of l.assets) {
         if (!assets.has(a)) {
-          throw new ConfigError('strategies', `strategy ${l.strategy.name} trades ${a}, but no data file is given for ${a} (markets: ${[...assets].join(', ')})`);
+          const key = parameterHolding(l, a);
+          const fix = key === undefined ? '' : `; set its parameter ${key} to ${assets.size === 1 ? [...assets][0] : `one of them`}, or give ${a}'s data`;
+          throw new ConfigError('strategies', `strategy ${l.strategy.name} trades ${a}${key === undefined ? '' : ` (its parameter ${key})`}, but no data file is given for ${a} (markets: ${[...assets].join(', ')})${fix}`);
         }
       }
     }
@@ -356,7 +358,7 @@ export class LocalSession {
     // sees every read, so then they go through it.
     const feed = new ManualFeed();
     const ids = new SeededIds(`${seed}:intents`);
-    const candles = new PeriodCheckedCandles(feed, markets, options.markets, loaded.map((l) => l.name ?? l.strategy.name));
+    const candles = new PeriodCheckedCandles(feed, markets, options.markets, loaded);
     const runner = new StrategyRunner({
       feed,
       candles,
@@ -796,10 +798,10 @@ async function* toAsync<T>(rows: Iterable<T> | AsyncIterable<T>): AsyncGenerator
 class PeriodCheckedCandles extends CandleStreams {
   readonly #markets: ReadonlyMap<string, ReplayMarket>;
   readonly #files: ReadonlyMap<string, string>;
-  readonly #strategies: readonly string[];
+  readonly #strategies: ReadonlyArray<LoadedStrategy & { readonly name?: string }>;
   #fault: ConfigError | undefined;
 
-  constructor(feed: ManualFeed, markets: ReadonlyMap<string, ReplayMarket>, sources: readonly LocalMarketSource[], strategies: readonly string[]) {
+  constructor(feed: ManualFeed, markets: ReadonlyMap<string, ReplayMarket>, sources: readonly LocalMarketSource[], strategies: ReadonlyArray<LoadedStrategy & { readonly name?: string }>) {
     super((asset) => feed.market$(asset));
     this.#markets = markets;
     this.#files = new Map(sources.map((m) => [m.asset, m.file]));
@@ -809,11 +811,19 @@ class PeriodCheckedCandles extends CandleStreams {
   override candles$(asset: string, period: CandlePeriod): Observable<Candle> {
     const market = this.#markets.get(asset);
     const ms = CANDLE_PERIOD_MS[period];
-    if (market && ms !== undefined && ms < market.periodMs) {
-      this.#fault ??= new ConfigError(
+    if (market && ms !== undefined && ms < market.periodMs && this.#fault === undefined) {
+      const rows = describePeriod(market.periodMs);
+      // The strategy that asked is not known here; one whose parameter holds the period is named with it.
+      const asking = this.#strategies.flatMap((l) => {
+        const key = parameterHolding(l, period);
+        return key === undefined ? [] : [{ name: l.name ?? l.strategy.name, key }];
+      });
+      const names = asking.length > 0 ? asking.map((a) => a.name) : this.#strategies.map((l) => l.name ?? l.strategy.name);
+      const fix = asking.length === 1 ? `Set its parameter ${asking[0]!.key} to ${rows} or longer` : `Use a period of ${rows} or longer`;
+      this.#fault = new ConfigError(
         `strategies`,
-        `${this.#strategies.join(', ')} asks for ${period} candles of ${asset}, but ${this.#files.get(asset) ?? 'its data'} holds ${describePeriod(market.periodMs)} candles: ` +
-          `a ${period} candle cannot be built from ${describePeriod(market.periodMs)} rows. Use a period of ${describePeriod(market.periodMs)} or longer, or finer data.`,
+        `${names.join(', ')} asks for ${period} candles of ${asset}, but ${this.#files.get(asset) ?? 'its data'} holds ${rows} candles: ` +
+          `a ${period} candle cannot be built from ${rows} rows. ${fix}, or give finer data.`,
       );
     }
     return super.candles$(asset, period);
@@ -823,4 +833,10 @@ class PeriodCheckedCandles extends CandleStreams {
   check(): void {
     if (this.#fault) throw this.#fault;
   }
+}
+
+/** The one parameter of a strategy whose value is `value` (its `asset`, its `period`), to name in a message. */
+function parameterHolding(l: LoadedStrategy, value: string): string | undefined {
+  const keys = Object.entries(l.params).filter(([, v]) => v === value).map(([k]) => k);
+  return keys.length === 1 ? keys[0] : undefined;
 }

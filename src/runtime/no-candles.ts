@@ -3,6 +3,7 @@
  * are, so the range (or the file) can be fixed without opening it.
  */
 import { ConfigError } from '../core/errors.js';
+import { isoMinute } from './run-range.js';
 
 /** The config keys (or flags) a message names; default: the command line's. */
 export interface RangeKeys {
@@ -15,7 +16,6 @@ export interface RangeKeys {
 /** The command line's names, for a run from flags or a scenario. */
 export const flagRangeKeys = (asset: string): RangeKeys => ({ from: '--from', to: '--to', market: `markets.${asset}` });
 
-const iso = (ms: number) => new Date(ms).toISOString().replace(':00.000Z', 'Z');
 
 /**
  * `seen` is what reading stopped at: the file's first candle, and its last one when the whole file
@@ -32,11 +32,11 @@ export function noCandlesError(
   const { firstTime, lastTime } = seen;
   if (firstTime === null || lastTime === null) return new ConfigError(keys.market, `no candles in ${file}`, where);
   if (from !== undefined && from > lastTime) {
-    return new ConfigError(keys.from, `${iso(from)} is after the last candle of ${file} (${iso(lastTime)}; its first: ${iso(firstTime)})`, where);
+    return new ConfigError(keys.from, `${isoMinute(from)} is after the last candle of ${file} (${isoMinute(lastTime)}; its first: ${isoMinute(firstTime)})`, where);
   }
   if (to !== undefined && to <= firstTime) {
-    return new ConfigError(keys.to, `${iso(to)} is not after the first candle of ${file} (${iso(firstTime)})`, where);
+    return new ConfigError(keys.to, `${isoMinute(to)} is not after the first candle of ${file} (${isoMinute(firstTime)})`, where);
   }
-  const range = `${from !== undefined ? iso(from) : 'the start'} to ${to !== undefined ? iso(to) : 'the end'}`;
+  const range = `${from !== undefined ? isoMinute(from) : 'the start'} to ${to !== undefined ? isoMinute(to) : 'the end'}`;
   return new ConfigError(keys.market, `no candles in ${file} from ${range} (a gap in its data)`, where);
 }

@@ -11,6 +11,7 @@ import { loadConfigFile, parseConfigText } from '../core/config-file.js';
 import { FEED_RESOURCES } from '../feed/polling-feed.js';
 import { RiskGuardConfigSchema } from '../risk/config.js';
 import { envName, NotifyConfigSchema } from './notify/config.js';
+import { checkRange } from './run-range.js';
 import { BACKTEST_PRESETS, dateValue, MarketFileSchema, PHASE_NAMES, requireDataFiles, resolveDataFile, resolveStrategySpec } from './scenario.js';
 
 export const RUN_MODES = ['paper', 'sandbox', 'live'] as const;
@@ -153,6 +154,7 @@ export function loadRunConfig(file: string, env: Record<string, string | undefin
   const config = loadConfigFile(file, RunConfigSchema, { env });
   const baseDir = path.dirname(path.resolve(file));
   checkMode(config, file);
+  checkPaperRange(config, file);
   if (config.paper) requireDataFiles(config.paper.markets, 'paper.markets', file);
   return { config: resolvePaths(config, baseDir), source: file, baseDir };
 }
@@ -160,6 +162,7 @@ export function loadRunConfig(file: string, env: Record<string, string | undefin
 export function parseRunConfig(text: string, baseDir: string, name = 'config', env: Record<string, string | undefined> = process.env): LoadedRunConfig {
   const config = parseConfigText(text, RunConfigSchema, { env, displayName: name });
   checkMode(config, name);
+  checkPaperRange(config);
   return { config: resolvePaths(config, baseDir), source: name, baseDir };
 }
 
@@ -170,6 +173,13 @@ function checkMode(config: RunConfig, file: string): void {
   };
   if (config.mode === 'paper' && !config.paper) fail('paper', "mode 'paper' needs a 'paper' block with at least one market and its data file");
   if (config.mode !== 'paper' && !config.connection) fail('connection', `mode '${config.mode}' needs 'connection.baseUrl' (and the key in the environment variable 'connection.apiKeyEnv')`);
+}
+
+/** A paper run whose `to` is not after its `from` would replay nothing and stop: refused at start-up. */
+function checkPaperRange(config: RunConfig, file?: string): void {
+  const at = file !== undefined ? { file } : {};
+  const end = (key: 'from' | 'to') => (config.paper?.[key] !== undefined ? { ms: config.paper[key], key: `paper.${key}`, ...at } : undefined);
+  checkRange(end('from'), end('to'));
 }
 
 function resolvePaths(config: RunConfig, baseDir: string): RunConfig {

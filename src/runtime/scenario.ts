@@ -243,14 +243,7 @@ export function loadScenario(file: string): Scenario {
     ...(raw.log !== undefined ? { log: raw.log } : {}),
     ...(raw.research !== undefined ? { research: raw.research } : {}),
   };
-  checkRange(scenario.from, scenario.to, file);
   return scenario;
-}
-
-export function checkRange(from: number | undefined, to: number | undefined, file?: string): void {
-  if (from !== undefined && to !== undefined && from >= to) {
-    throw new ConfigError('from', `must be before 'to' (${new Date(from).toISOString()} ≥ ${new Date(to).toISOString()})`, file ? { file } : {});
-  }
 }
 
 /**

@@ -77,6 +77,39 @@ describe('propbot backtest: a strategy or a range that is not there', () => {
     const between = await run('--from', '2024-01-01T06:00:00Z', '--to', '2024-01-01T18:00:00Z');
     expect(between.stderr.trim()).toBe(`propbot: markets.BTC: no candles in ${csv} from 2024-01-01T06:00Z to 2024-01-01T18:00Z (a gap in its data)`);
   });
+
+  it("a strategy's asset or period the data cannot give names the parameter that holds it", async () => {
+    const dir = tempDir();
+    const run = (...args: string[]) => propbot(['backtest', '--strategy', 'sma-cross', '--data', `ORCL=${ORCL}`, ...args, '--out', path.join(dir, 'out')], dir);
+    const asset = await run('--param', 'period=1D');
+    expect(asset.code).toBe(2);
+    expect(asset.stderr.trim()).toBe(
+      'propbot: strategies: strategy sma-cross trades BTC (its parameter asset), but no data file is given for BTC (markets: ORCL); set its parameter asset to ORCL, or give BTC\'s data',
+    );
+    const period = await run('--param', 'asset=ORCL');
+    expect(period.code).toBe(2);
+    expect(period.stderr.trim()).toBe(
+      `propbot: strategies: sma-cross asks for 15m candles of ORCL, but ${ORCL} holds 1D candles: a 15m candle cannot be built from 1D rows. ` +
+        'Set its parameter period to 1D or longer, or give finer data.',
+    );
+  });
+
+  it('a range that ends before it starts names where each end came from, after the flags have overridden the file', async () => {
+    const { dir, scenario } = scenarioIn(`strategy:\n  use: sma-cross\n  params: { period: 1D, asset: ORCL }\ndata:\n  - asset: ORCL\n    file: ${JSON.stringify(ORCL)}\nfrom: 2001-05-10\nto: 2001-05-01\n`);
+    const run = (...args: string[]) => propbot(['backtest', ...args, '--out', path.join(dir, 'out')], dir);
+    const inFile = await run(scenario);
+    expect(inFile.code).toBe(2);
+    expect(inFile.stdout).toBe('');
+    expect(inFile.stderr.trim()).toBe(`propbot: ${scenario}:line 8: to: 2001-05-01T00:00Z must be after from (2001-05-10T00:00Z, line 7)`);
+    const flagAndFile = await run(scenario, '--to', '2001-01-01');
+    expect(flagAndFile.stderr.trim()).toBe(`propbot: --to: 2001-01-01T00:00Z must be after from (2001-05-10T00:00Z, ${scenario}:line 7)`);
+    const flags = await run('--strategy', 'sma-cross', '--param', 'period=1D', '--data', `ORCL=${ORCL}`, '--from', '2001-05-10', '--to', '2001-05-01');
+    expect(flags.stderr.trim()).toBe('propbot: --to: 2001-05-01T00:00Z must be after --from (2001-05-10T00:00Z)');
+    // A flag that mends the file's range is taken, not refused for the file's.
+    const mended = await run(scenario, '--to', '2001-06-01', '--json');
+    expect(mended.code, mended.stderr).toBe(0);
+    expect(JSON.parse(mended.stdout).period).toMatchObject({ start: '2001-05-10T00:00:00.000Z', end: '2001-05-31T23:59:59.999Z' });
+  });
 });
 
 const ORCL = path.join(REPO, 'backtest/data/pyalgotrade-orcl-2001-daily.csv');

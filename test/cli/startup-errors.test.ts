@@ -142,6 +142,11 @@ describe('start-up errors are one line naming file, line and key', () => {
     );
   });
 
+  it('paper.to not after paper.from: both keys and lines; no store is made (it would replay nothing and stop)', async () => {
+    const { file, line, error } = await refusedBeforeTheStore('backwards', (t) => t.replace('  from: 2019-05-01\n', '  from: 2019-05-01\n  to: 2019-04-01\n'), 'to: 2019-04-01');
+    expect(error).toBe(`propbot: ${file}:line ${line}: paper.to: 2019-04-01T00:00Z must be after paper.from (2019-05-01T00:00Z, line ${line - 1})`);
+  });
+
   it('a dashboard port in use: status.port and its line, with no run summary before it', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
