@@ -84,7 +84,11 @@ export function parseConfigText<S extends z.ZodType>(text: string, schema: S, op
   const at = issue.code === 'unrecognized_keys' && keys?.length ? [...path, keys[0]!] : path;
   let message = issue.message;
   if (issue.code === 'unrecognized_keys' && keys?.length) {
-    message = `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}${didYouMean(keys[0]!, keysAt(schema, issue.path))}`;
+    const known = keysAt(schema, issue.path);
+    // No key near the one given (`markets` where a scenario has `data`): the ones allowed here, so the
+    // right one is found without the schema.
+    const hint = didYouMean(keys[0]!, known) || (known.length > 0 && known.length <= 30 ? `; the keys here: ${known.join(', ')}` : '');
+    message = `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}${hint}`;
   }
   // A mistyped choice (`phase: fundd`): the value nearest among the allowed ones.
   const given = valueAt(interpolated, issue.path);
