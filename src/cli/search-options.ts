@@ -10,7 +10,7 @@ import { ConfigError } from '../core/errors.js';
 import { redisUrlProblem } from '../core/redis-url.js';
 import { objectiveOf, parseConstraint, type ObjectiveName } from '../research/objectives.js';
 import { SEARCH_METHODS, type JobRunner, type SearchMethod } from '../research/search.js';
-import { searchSpace, type SearchSpace } from '../research/space.js';
+import { searchSpace, spaceSize, type SearchSpace } from '../research/space.js';
 import type { Scenario } from '../runtime/scenario.js';
 import { SweepPool } from '../runtime/sweep-pool.js';
 import { parseGrid } from '../runtime/sweep.js';
@@ -58,7 +58,7 @@ export function addSearchOptions(command: Command): Command {
     .option('--constraint <rule>', "exclude what breaks it: 'rules' (no challenge rule failed) or NAME<=N, NAME>=N (repeatable)", collect)
     .option('--batch <n>', 'tpe: trials proposed together (default 4; the same seed and batch give the same trials)', parsePositiveInt)
     .option('--no-prune', 'tpe: run every trial to its end (default: stop clearly bad ones early)')
-    .option('--workers <n>', 'worker threads (default: sweep, one and more up to the number of cores once its runs show another would finish sooner; walkforward, the number of cores)', parsePositiveInt)
+    .option('--workers <n>', 'worker threads (default: one, and more up to the number of cores once the runs show another would finish sooner)', parsePositiveInt)
     .option('--queue <redis-url>', "run on workers taking jobs from Redis (redis://HOST:PORT; start them with propbot worker); overrides the scenario's research.queue", parseQueueUrl)
     .option('--no-queue', "run here on worker threads even when the scenario names a queue (research.queue)")
     .option('--top <n>', 'rows shown in the table (default 20)', parsePositiveInt);
@@ -105,6 +105,12 @@ export function searchChoice(opts: SearchCliOptions): SearchChoice {
   };
 }
 
+/** The runs one search of `choice` makes: the whole grid, or the optimizer's budget (no more than the space holds). */
+export function searchRuns(choice: SearchChoice): number {
+  const size = spaceSize(choice.space);
+  return choice.method === 'grid' ? size : Math.min(choice.trials!, size);
+}
+
 /**
  * Worker threads here, or the Redis queue: `--queue`, else the scenario's `research.queue` (unless
  * `--no-queue`). A queue that does not answer is an error naming the flag, or the key and its line.
@@ -125,14 +131,20 @@ export async function jobRunner(
       throw fromConfig !== undefined && scenario?.file !== undefined ? locateConfigError(err, scenario.file) : err;
     }
   }
-  // Without --workers, a sweep (whose runs are counted beforehand) starts one worker, and more (up to
-  // the cores) once its runs show another would pay, weighing all its runs, not only the batch an
-  // optimizer asks for. A walk-forward, whose count is not known here, starts one per core.
+  // Without --workers, a sweep or a walk-forward (whose runs are counted beforehand) starts one
+  // worker, and more (up to the cores) once its runs show another would pay, weighing all its runs,
+  // not only the batch an optimizer asks for.
   const adaptive = opts.workers === undefined && Number.isFinite(jobs);
+  const debug = process.env['PROPBOT_DEBUG'] ? (line: string) => process.stderr.write(`propbot: workers: ${line}\n`) : undefined;
   const pool = new SweepPool(Math.max(1, Math.min(opts.workers ?? availableParallelism(), jobs)), {
     adaptive,
     ...(adaptive ? { expectedRuns: jobs } : {}),
-    ...(process.env['PROPBOT_DEBUG'] ? { onGrow: (n: number) => process.stderr.write(`propbot: sweep: ${n} workers\n`) } : {}),
+    ...(debug ? { onGrow: (n: number) => debug(`${n} (another pays)`) } : {}),
   });
+  debug?.(
+    pool.size > pool.workers
+      ? `${pool.workers} to start, up to ${pool.size} once the runs show another would pay (${jobs} runs)`
+      : `${pool.workers} (${opts.workers !== undefined ? '--workers' : 'the cores'}; ${Number.isFinite(jobs) ? `${jobs} runs` : 'runs not counted'})`,
+  );
   return { run: (list, onRow) => pool.run(list, (row) => onRow?.(row)), close: () => pool.close() };
 }

@@ -6,18 +6,17 @@ import { dataRange } from '../research/data-range.js';
 import { OBJECTIVES, objectiveValue } from '../research/objectives.js';
 import { scenarioJob } from '../research/scenario-job.js';
 import { runSearch } from '../research/search.js';
-import { spaceSize } from '../research/space.js';
 import type { SweepRow } from '../runtime/sweep.js';
 import { describeFailures, strategyParamsCheck } from '../runtime/sweep-checks.js';
 import { scenarioWithData } from './backtest-run.js';
-import { jobRunner, searchChoice, type SweepCliOptions } from './search-options.js';
+import { jobRunner, searchChoice, searchRuns, type SweepCliOptions } from './search-options.js';
 
 export async function runSweepCommand(scenarioFile: string | undefined, opts: SweepCliOptions): Promise<number> {
   const scenario = await scenarioWithData(scenarioFile, opts);
   const choice = searchChoice(opts);
   // Before an hour of workers: a grid key the strategy does not have is a typo, refused with its parameters.
   const accepts = await strategyParamsCheck(scenario, choice.grid);
-  const total = choice.method === 'grid' ? spaceSize(choice.space) : Math.min(choice.trials!, spaceSize(choice.space));
+  const total = searchRuns(choice);
   const period = choice.method === 'tpe' && choice.prune ? await dataRange(scenario) : undefined;
   const showProgress = opts.progress !== false && !opts.json && process.stderr.isTTY === true;
   // cli-progress is loaded only when a bar is shown.

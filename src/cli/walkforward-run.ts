@@ -3,9 +3,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeReport } from '../report/write.js';
 import { buildWalkForwardJson, noBest, renderWalkForwardHtml } from '../research/walkforward-report.js';
-import { formatDuration, parseDuration, runWalkForward } from '../research/walkforward.js';
+import { formatDuration, parseDuration, planWalkForward, runWalkForward } from '../research/walkforward.js';
 import { scenarioWithData } from './backtest-run.js';
-import { jobRunner, searchChoice, type WalkForwardCliOptions } from './search-options.js';
+import { jobRunner, searchChoice, searchRuns, type WalkForwardCliOptions } from './search-options.js';
 import { describeFailures, strategyParamsCheck } from '../runtime/sweep-checks.js';
 
 export async function runWalkForwardCommand(scenarioFile: string | undefined, opts: WalkForwardCliOptions): Promise<number> {
@@ -18,17 +18,23 @@ export async function runWalkForwardCommand(scenarioFile: string | undefined, op
   const progress = opts.progress !== false && !opts.json;
   // As in sweep: a grid key the strategy does not have is refused up front, and pairs it refuses are not run.
   const accepts = await strategyParamsCheck(scenario, choice.grid);
-  const runner = await jobRunner(opts, Number.POSITIVE_INFINITY, scenario);
+  const options = {
+    scenario,
+    trainMs,
+    testMs,
+    stepMs,
+    anchored: opts.anchored === true,
+    ...(warmupMs !== undefined ? { warmupMs } : {}),
+    search: { ...choice, accepts },
+  };
+  // The windows first, so the workers are sized by every run the walk-forward will make.
+  const planned = await planWalkForward(options);
+  const runner = await jobRunner(opts, planned.plans.length * searchRuns(choice), scenario);
   let result;
   try {
     result = await runWalkForward({
-      scenario,
-      trainMs,
-      testMs,
-      stepMs,
-      anchored: opts.anchored === true,
-      ...(warmupMs !== undefined ? { warmupMs } : {}),
-      search: { ...choice, accepts },
+      ...options,
+      planned,
       runner,
       ...(progress
         ? { onSearched: (p) => process.stderr.write(`window ${p.index + 1}/${p.total}: ${p.trials} trials on the train slice, best ${p.best ? JSON.stringify(p.best.params) : noBest(p)}\n`) }

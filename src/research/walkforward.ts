@@ -57,6 +57,8 @@ export interface WalkForwardOptions {
   readonly search: WalkForwardSearch;
   /** Where the train searches and the stitched out-of-sample run are made (threads here, or a queue). */
   readonly runner: JobRunner;
+  /** `planWalkForward` of these same options, when the caller has made it already. */
+  readonly planned?: WalkForwardPlan;
   /** After each window's train search: its best row, and how many trials ran, failed and were excluded. */
   readonly onSearched?: (progress: { index: number; total: number; best: SweepRow | null } & TrialCounts) => void;
 }
@@ -168,7 +170,18 @@ export async function spaceWarmupMs(scenario: Scenario, space: SearchSpace): Pro
   return { ms, declared };
 }
 
-export async function runWalkForward(o: WalkForwardOptions): Promise<WalkForwardResult> {
+/** A walk-forward's windows over its data, and the warm-up before each slice. */
+export interface WalkForwardPlan {
+  readonly range: DataRange;
+  readonly warmupMs: number;
+  readonly plans: readonly WindowPlan[];
+}
+
+/**
+ * The windows a walk-forward will search, known before any run: the command sizes its workers from
+ * them (windows × runs a search) as a sweep does from its grid.
+ */
+export async function planWalkForward(o: Omit<WalkForwardOptions, 'runner' | 'onSearched' | 'planned'>): Promise<WalkForwardPlan> {
   const { scenario, search } = o;
   const range = await dataRange(scenario);
   let warmup = o.warmupMs;
@@ -180,6 +193,12 @@ export async function runWalkForward(o: WalkForwardOptions): Promise<WalkForward
     warmup = w.ms;
   }
   const plans = planWindows(range, { trainMs: o.trainMs, testMs: o.testMs, anchored: o.anchored ?? false, warmupMs: warmup, ...(o.stepMs !== undefined ? { stepMs: o.stepMs } : {}) });
+  return { range, warmupMs: warmup, plans };
+}
+
+export async function runWalkForward(o: WalkForwardOptions): Promise<WalkForwardResult> {
+  const { scenario, search } = o;
+  const { range, warmupMs: warmup, plans } = o.planned ?? (await planWalkForward(o));
 
   const searched: Array<{ plan: WindowPlan; search: SearchResult; best: SweepRow | null }> = [];
   for (const plan of plans) {

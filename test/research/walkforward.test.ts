@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planWindows, parseDuration, formatDuration } from '../../src/research/walkforward.js';
@@ -94,6 +95,23 @@ describe('propbot walkforward', () => {
       expect(t).toBeGreaterThanOrEqual(first);
       expect(t).toBeLessThan(last);
     }
+  }, 300_000);
+
+  it('without --workers, sizes its workers from every window\'s runs, counted before the first, as sweep does', async () => {
+    const args = [
+      'walkforward', '--strategy', 'sma-cross', '--data', `BTC=${BTC}`, '--params', '{"period":"1h"}',
+      '--from', '2018-03-01', '--to', '2018-03-25', '--train', '8d', '--test', '4d', '--grid', 'fast=3,6', '--grid', 'slow=12', '--json',
+    ];
+    const debug = { env: { PROPBOT_DEBUG: '1' } };
+    const auto = await propbot([...args, '--out', tempDir('pb-wf-auto-')], debug);
+    expect(auto.code, auto.stderr).toBe(0);
+    // 3 windows × 2 combinations; one worker first, a second only if the runs show it pays.
+    const cores = availableParallelism();
+    expect(auto.stderr).toContain(cores > 1 ? `propbot: workers: 1 to start, up to 2 once the runs show another would pay (6 runs)` : 'propbot: workers: 1 (the cores; 6 runs)');
+    const fixed = await propbot([...args, '--workers', '2', '--out', tempDir('pb-wf-two-')], debug);
+    expect(fixed.stderr).toContain('propbot: workers: 2 (--workers; 6 runs)');
+    const windows = (r: { stdout: string }) => JSON.parse(r.stdout).windows.map((w: { best: { params: unknown }; outOfSample: unknown }) => [w.best.params, w.outOfSample]);
+    expect(windows(auto)).toEqual(windows(fixed));
   }, 300_000);
 
   it('refuses a train slice shorter than the strategy warm-up, naming both lengths', async () => {
