@@ -530,9 +530,9 @@ export class RiskGuard {
   flatten(accountId: string, reason: string): CloseAllIntent {
     const book = this.#book(accountId);
     const now = this.#clock.now();
-    book.manual = { state: 'HALTED', reason: `flattened by hand: ${reason}` };
+    book.manual = { state: 'HALTED', reason: `flattened by hand (${reason})` };
     this.#evaluate(book, now);
-    const intent = this.#closeAll(book, now, `kill switch: flattened by hand: ${reason}`);
+    const intent = this.#closeAll(book, now, `kill switch: flattened by hand (${reason})`);
     this.#logger?.warn({ event: 'guard_action', accountId, rule: 'kill_switch', code: 'flattened_by_hand', intentId: intent.id }, `risk guard: flattening ${accountId} by hand: ${reason}`);
     this.#intents.next(intent);
     return intent;

@@ -201,7 +201,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
         target: decodeURIComponent(m[2]!),
         action: m[3]!,
         actor: text(body.actor, 'dashboard', 'actor'),
-        reason: text(body.reason, 'no reason given', 'reason'),
+        reason: text(body.reason, '', 'reason'),
         origin: `${req.socket.remoteAddress ?? 'unknown'}`,
       };
     } catch (err) {

@@ -135,6 +135,10 @@ describe.skipIf(!existsSync(CHROMIUM))(`the cockpit of a paper run in headless C
     const after = (await (await fetch(`${url}/status`)).json()) as { accounts: Array<{ guard: { state: string }; positions: unknown[] }> };
     expect(after.accounts[0]!.guard.state).toBe('HALTED');
     expect(after.accounts[0]!.positions).toEqual([]);
+    // A control call naming no strategy of the daemon: 404, its strategies and the nearest name.
+    const ghost = await fetch(`${url}/control/strategies/sma-crss/pause`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(ghost.status).toBe(404);
+    expect(((await ghost.json()) as { message: string }).message).toBe('no strategy named "sma-crss" (its strategies: sma-cross); did you mean "sma-cross"?');
 
     daemon.kill('SIGTERM');
     expect(await daemon.exit).toEqual({ code: 0, signal: null });
@@ -149,7 +153,9 @@ describe.skipIf(!existsSync(CHROMIUM))(`the cockpit of a paper run in headless C
     const flattenId = actions[1]!.intent_id!;
     expect(await query(store, `SELECT verdict FROM decisions WHERE intent_id = '${flattenId}'`)).toEqual([{ verdict: 'approved' }]);
     expect(await query(store, `SELECT strategy, kind, status FROM intents WHERE id = '${flattenId}'`)).toEqual([{ strategy: 'risk-guard', kind: 'close_all', status: 'done' }]);
-    expect(await query(store, `SELECT to_state FROM guard_states WHERE account_id = '${account}'`)).toContainEqual({ to_state: 'HALTED' });
+    // The page gives no reason: the guard says who flattened, and the record says none was given.
+    expect(await query(store, `SELECT to_state, reason FROM guard_states WHERE account_id = '${account}'`)).toContainEqual({ to_state: 'HALTED', reason: 'manual: flattened by hand (by e2e-trader)' });
+    expect(await query(store, "SELECT reason FROM control_actions WHERE action = 'flatten'")).toEqual([{ reason: 'no reason given' }]);
     const paused = await query<{ n: number }>(store, "SELECT COUNT(*) AS n FROM decisions WHERE verdict = 'denied' AND code = 'strategy_paused'");
     expect(paused[0]!.n).toBeGreaterThan(0);
     expect(await query(store, `SELECT position_id FROM position_events WHERE position_id = '${positionId}' AND version = ${version}`)).toHaveLength(1);

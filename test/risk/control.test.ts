@@ -31,7 +31,7 @@ describe('guard controls', () => {
     const intent = guard.flatten(openIntent().accountId, 'by bob: leaving for the weekend');
     expect(states).toHaveLength(1);
     expect(states[0]).toMatchObject({ from: 'ACTIVE', to: 'HALTED' });
-    expect(states[0]!.reason).toContain('flattened by hand: by bob: leaving for the weekend');
+    expect(states[0]!.reason).toBe('manual: flattened by hand (by bob: leaving for the weekend)');
     expect(intents).toEqual([intent]);
     expect(intent).toMatchObject({ kind: 'close_all', scope: 'account', strategy: 'risk-guard', asset: '*' });
     // the flatten passes the guard it came from; opens do not while halted

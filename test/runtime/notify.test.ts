@@ -149,7 +149,7 @@ describe('notifications to a real receiver', () => {
     await until('five messages', () => r.requests.length === 5);
     const got = r.requests.map((q) => q.json<{ event: string; text: string }>());
     expect(got.map((m) => m.event)).toEqual(['guard_state', 'kill_switch', 'denial', 'strategy_failed', 'daily_summary']);
-    expect(got[0]!.text).toBe('Guard acc-1: ACTIVE → HALTED\nmanual: flattened by hand: by carol: test');
+    expect(got[0]!.text).toBe('Guard acc-1: ACTIVE → HALTED\nmanual: flattened by hand (by carol: test)');
     expect(got[1]!.text).toContain('Kill switch on acc-1');
     expect(got[2]!.text).toBe('Denied (strategy_paused) s1: cancel order o1\nstrategy s1 is paused: by carol');
     expect(got[3]!.text).toBe('Strategy s2 failed and stopped: boom');

@@ -11,6 +11,7 @@
  */
 import type { Logger } from 'pino';
 import { newId as randomId } from '../../core/ids.js';
+import { didYouMean } from '../../core/suggest.js';
 import type { Decision } from '../../risk/types.js';
 import type { ControlRecord, Store } from '../../store/store.js';
 import type { CancelIntent } from '../../strategy/intents.js';
@@ -32,7 +33,13 @@ export interface ControllerOptions extends Pick<CockpitVenue, 'clock' | 'feed' |
 export interface ControlCaller {
   readonly actor: string;
   readonly origin: string;
+  /** Why, in the caller's words; empty when none was given. */
   readonly reason: string;
+}
+
+/** `by alice: leaving for the weekend`, or `by dashboard` when no reason was given. */
+function byCaller(caller: ControlCaller): string {
+  return caller.reason ? `by ${caller.actor}: ${caller.reason}` : `by ${caller.actor}`;
 }
 
 export interface ControlResult {
@@ -62,13 +69,13 @@ export class Controller {
   pause(strategy: string, caller: ControlCaller): ControlResult {
     this.#strategy(strategy);
     const already = this.#o.guard.pausedStrategies().has(strategy);
-    if (!already) this.#o.guard.pauseStrategy(strategy, `by ${caller.actor}: ${caller.reason}`);
+    if (!already) this.#o.guard.pauseStrategy(strategy, byCaller(caller));
     return this.#record('pause', strategy, caller, null, already ? 'unchanged' : 'applied');
   }
 
   resume(strategy: string, caller: ControlCaller): ControlResult {
     this.#strategy(strategy);
-    const was = this.#o.guard.resumeStrategy(strategy, `by ${caller.actor}: ${caller.reason}`);
+    const was = this.#o.guard.resumeStrategy(strategy, byCaller(caller));
     return this.#record('resume', strategy, caller, null, was ? 'applied' : 'unchanged');
   }
 
@@ -76,13 +83,13 @@ export class Controller {
     this.#account(accountId);
     this.#running('flatten');
     // The guard emits its close_all on intents$, which the pipeline judges and executes at once.
-    const intent = this.#o.guard.flatten(accountId, `by ${caller.actor}: ${caller.reason}`);
+    const intent = this.#o.guard.flatten(accountId, byCaller(caller));
     return this.#record('flatten', accountId, caller, intent.id, 'submitted');
   }
 
   resumeAccount(accountId: string, caller: ControlCaller): ControlResult {
     this.#account(accountId);
-    this.#o.guard.resume(accountId, `resumed by hand by ${caller.actor}: ${caller.reason}`);
+    this.#o.guard.resume(accountId, `resumed by hand ${byCaller(caller)}`);
     return this.#record('resume_account', accountId, caller, null, 'applied');
   }
 
@@ -97,7 +104,7 @@ export class Controller {
       createdAt: this.#o.clock.now(),
       kind: 'cancel',
       orderId,
-      note: `cancel by ${caller.actor}: ${caller.reason}`,
+      note: `cancel ${byCaller(caller)}`,
     };
     const decision: Decision | undefined = this.#o.pipeline.submit(intent);
     const outcome = decision === undefined ? 'refused:shutting_down' : decision.verdict === 'approved' ? 'submitted' : `denied:${decision.code}`;
@@ -106,7 +113,7 @@ export class Controller {
 
   #record(action: ControlRecord['action'], target: string, caller: ControlCaller, intentId: string | null, outcome: string): ControlResult {
     const at = this.#o.clock.now();
-    const record: ControlRecord = { at, wallAt: Date.now(), actor: caller.actor, origin: caller.origin, action, target, reason: caller.reason, intentId, outcome };
+    const record: ControlRecord = { at, wallAt: Date.now(), actor: caller.actor, origin: caller.origin, action, target, reason: caller.reason || 'no reason given', intentId, outcome };
     this.#o.store.recordControl(record);
     this.#o.metrics.controls.inc({ action, outcome: outcome.split(':')[0]! });
     this.#o.logger.warn({ event: 'control', ...record }, `control: ${action} ${target} by ${caller.actor} (${caller.origin}): ${outcome}`);
@@ -118,11 +125,14 @@ export class Controller {
   }
 
   #strategy(name: string): void {
-    if (!this.#o.runner.status().some((s) => s.name === name)) throw new ControlTargetError(`no strategy named ${JSON.stringify(name)}`);
+    const names = this.#o.runner.status().map((s) => s.name);
+    if (!names.includes(name)) throw new ControlTargetError(`no strategy named ${JSON.stringify(name)} (its strategies: ${names.join(', ') || 'none'})${didYouMean(name, names)}`);
   }
 
   #account(accountId: string): void {
-    if (!this.#o.accounts.includes(accountId)) throw new ControlTargetError(`account ${JSON.stringify(accountId)} is not traded by this daemon`);
+    if (!this.#o.accounts.includes(accountId)) {
+      throw new ControlTargetError(`account ${JSON.stringify(accountId)} is not traded by this daemon (its accounts: ${this.#o.accounts.join(', ') || 'none'})`);
+    }
   }
 
   #order(orderId: string): { accountId: string; asset: string } {

@@ -107,7 +107,7 @@ export const DASHBOARD_SCRIPT = String.raw`
     fetch(path, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer ' + tokenInput.value },
-      body: JSON.stringify({ actor: actorInput.value || 'dashboard', reason: 'from the dashboard' })
+      body: JSON.stringify({ actor: actorInput.value || 'dashboard' })
     }).then(function (res) {
       return res.json().then(function (body) {
         toast.textContent = res.ok ? what + ': ' + body.outcome + (body.intentId ? ' (intent ' + body.intentId + ')' : '') : what + ' failed: ' + (body.message || body.error);
