@@ -14,7 +14,7 @@ import { INCREASE_ORDER_TYPES } from '../api/types.js';
 import { WallClock } from '../core/clock.js';
 import { Dec } from '../core/decimal.js';
 import { ConfigError } from '../core/errors.js';
-import { locateConfigError } from '../core/config-file.js';
+import { configKeyLine, locateConfigError } from '../core/config-file.js';
 import { createLogger, registerSecret } from '../core/logger.js';
 import { isLoopbackHost } from '../core/net.js';
 import { didYouMean } from '../core/suggest.js';
@@ -688,6 +688,14 @@ function readApiKey(config: RunConfig, env: Record<string, string | undefined>, 
   const name = config.connection!.apiKeyEnv;
   const key = env[name];
   if (key === undefined || key.trim() === '') {
+    // A file that names no apiKeyEnv is pointed at its connection block, where the key would go.
+    if (configKeyLine(source, ['connection', 'apiKeyEnv']) === undefined) {
+      const line = configKeyLine(source, ['connection']);
+      throw new ConfigError('connection.apiKeyEnv', `the API key is read from the environment variable ${name} (the default; set connection.apiKeyEnv to read another), which is not set`, {
+        file: source,
+        ...(line !== undefined ? { line } : {}),
+      });
+    }
     throw locateConfigError(new ConfigError('connection.apiKeyEnv', `the API key is read from the environment variable ${name}, which is not set`), source);
   }
   return key.trim();

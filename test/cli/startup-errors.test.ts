@@ -179,6 +179,20 @@ describe('start-up errors are one line naming file, line and key', () => {
     );
   });
 
+  it("an API key variable that is not set: apiKeyEnv's line, or the connection block's when the default applies", async () => {
+    const text = (extra: string) => `mode: sandbox\nconnection:\n  baseUrl: http://127.0.0.1:1\n${extra}${STRATEGY}status: { enabled: false }\nstore: { file: ${JSON.stringify(path.join(dir, 'no-key.db'))} }\n`;
+    const byDefault = config('default-key.yaml', text(''), 'connection:');
+    const r1 = await finish(cli(['run', '--config', byDefault.file], { PROPBOT_API_KEY: '' }));
+    expect(r1.code).toBe(2);
+    expect(oneLine(r1.stderr)).toBe(
+      `propbot: ${byDefault.file}:line ${byDefault.line}: connection.apiKeyEnv: the API key is read from the environment variable PROPBOT_API_KEY ` +
+        '(the default; set connection.apiKeyEnv to read another), which is not set',
+    );
+    const named = config('named-key.yaml', text('  apiKeyEnv: MY_DESK_KEY\n'), 'apiKeyEnv');
+    const r2 = await finish(cli(['run', '--config', named.file], { MY_DESK_KEY: '' }));
+    expect(oneLine(r2.stderr)).toBe(`propbot: ${named.file}:line ${named.line}: connection.apiKeyEnv: the API key is read from the environment variable MY_DESK_KEY, which is not set`);
+  });
+
   describe('a wrong API key in sandbox mode', () => {
     let sb: SandboxHandle;
     beforeAll(async () => {
