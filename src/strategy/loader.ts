@@ -12,6 +12,7 @@ import { shippedFiles } from '../core/package.js';
 import { didYouMean } from '../core/suggest.js';
 import { isStrategy, resolveAssets, STRATEGY_API_VERSION, type Strategy } from './define.js';
 import { errorLocation } from './error-location.js';
+import { missingExport } from './missing-export.js';
 import { parseParams } from './params.js';
 import { importDirect, type PropbotUrls } from './plugin-direct.js';
 import type { PluginHooksData } from './plugin-hooks.js';
@@ -143,6 +144,13 @@ async function importPlugin(file: string, where: LoadPlace): Promise<unknown> {
     await usePluginHooks();
     return await import(pathToFileURL(file).href);
   } catch (error) {
+    const missing = missingExport(error, file);
+    if (missing) {
+      // propbot's own names are known here; another module's are its own business.
+      const names = missing.module === 'propbot' ? Object.keys((await (built() ? import(propbotUrls().entry) : import('../index.js'))) as object) : [];
+      const at = missing.line !== undefined ? `${file}:${missing.line}` : file;
+      throw new ConfigError(where.key, `${at}: '${missing.module}' has no export named "${missing.name}"${didYouMean(missing.name, names)}`, placeOf(where));
+    }
     const syntax = await syntaxErrorPlace(error, file);
     if (syntax) throw new ConfigError(where.key, `${syntax.at}: syntax error: ${syntax.text}${syntax.lineText ? ` (\`${syntax.lineText}\`)` : ''}`, placeOf(where));
     const at = errorLocation(error, file);

@@ -152,4 +152,16 @@ describe('strategy plugins from any folder', () => {
       expect(r.stderr.trim()).toBe(`propbot: --strategy: ${path.join(dir, 'p.ts')}: failed to load: no (${path.join(dir, 'p.ts')}:3:20)`);
     }
   });
+
+  it("a name propbot does not export: the plugin's line that imports it, and the nearest name propbot exports", async () => {
+    const dir = tempDir('pb-missing-export-');
+    const file = path.join(dir, 'p.ts');
+    writeFileSync(
+      file,
+      "import {\n  defineStrategy,\n  SMAA,\n} from 'propbot';\n\nexport default defineStrategy({ name: 'p', version: '1.0.0', assets: ['ORCL'], setup: () => { new SMAA(3); return null; } });\n",
+    );
+    const r = await propbot(['backtest', '--strategy', './p.ts', '--data', `ORCL=${ORCL}`, '--out', path.join(dir, 'out')], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`propbot: --strategy: ${file}:3: 'propbot' has no export named "SMAA"; did you mean "SMA"?`);
+  });
 });
