@@ -50,3 +50,12 @@ export function propbot(args: string[], cwd = REPO): Promise<CliResult> {
     });
   });
 }
+
+/** `tsc -p project` with the repository's TypeScript, as a user's `npx tsc -p .` would check their folder. */
+export function tsc(project: string): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project], { timeout: 120_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, output: `${stdout}${stderr}` }),
+    );
+  });
+}

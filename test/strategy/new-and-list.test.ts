@@ -3,19 +3,10 @@
  * folder outside the repository: the generated file type-checks with tsc against propbot's types
  * through the generated tsconfig.json, backtests, and is listed with its parameters.
  */
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { propbot, REPO, tempDir } from '../backtest/helpers.js';
-
-function tsc(project: string): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc'), '-p', project], { timeout: 120_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, output: `${stdout}${stderr}` }),
-    );
-  });
-}
+import { propbot, REPO, tempDir, tsc } from '../backtest/helpers.js';
 
 describe('propbot new strategy', () => {
   it('writes a commented strategy that type-checks, with package.json and tsconfig.json in a new folder, and never overwrites', async () => {
