@@ -25,6 +25,9 @@ const windowSchema = z.strictObject({
 
 const decimalText = z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/, 'expected a decimal such as "100000"')]).transform(String);
 
+/** An account's id as the platform gives it (`GET /accounts/risk-status`, `propbot sandbox --describe-out`). */
+const accountId = z.string().uuid('expected an account id, a UUID such as 4b0c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3');
+
 export const RunConfigSchema = z.strictObject({
   mode: z.enum(RUN_MODES).default('paper'),
   /** Paper mode: the local engine, fed by a replay of candle files. */
@@ -62,7 +65,7 @@ export const RunConfigSchema = z.strictObject({
     })
     .optional(),
   /** Accounts to trade (sandbox/live); omitted: every account the key may trade. */
-  accounts: z.array(z.strictObject({ id: z.string().uuid('expected an account id (uuid)') })).optional(),
+  accounts: z.array(z.strictObject({ id: accountId })).optional(),
   strategies: z
     .array(
       z.strictObject({
@@ -70,7 +73,7 @@ export const RunConfigSchema = z.strictObject({
         use: z.string().min(1),
         name: z.string().min(1).optional(),
         /** Account it trades (sandbox/live); default the first account. */
-        account: z.string().uuid().optional(),
+        account: accountId.optional(),
         params: z.record(z.string(), z.unknown()).default({}),
       }),
     )

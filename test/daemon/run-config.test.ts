@@ -117,6 +117,14 @@ strategies:
     expect(e.message).toContain("mode 'live' needs 'connection.baseUrl'");
   });
 
+  it("an account that is no account id says what one looks like, under accounts and a strategy's account", () => {
+    const hint = 'expected an account id, a UUID such as 4b0c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3';
+    const strategy = configError(() => parse(`${PAPER}    account: 4b0c…\n`));
+    expect([strategy.path, strategy.line, strategy.reason]).toEqual(['strategies.0.account', 8, hint]);
+    const listed = configError(() => parse(`${PAPER}accounts:\n  - id: main\n`));
+    expect([listed.path, listed.line, listed.reason]).toEqual(['accounts.0.id', 9, hint]);
+  });
+
   it('paper mode refuses a config without its paper block', () => {
     expect(configError(() => parse('mode: paper\nstrategies:\n  - use: sma-cross\n')).path).toBe('paper');
   });

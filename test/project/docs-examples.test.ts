@@ -6,14 +6,23 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseRunConfig, RunConfigSchema } from '../../src/runtime/run-config.js';
+import { loadScenario } from '../../src/runtime/scenario.js';
 import { propbot, REPO, tempDir, tsc } from '../backtest/helpers.js';
+import { COINBASE_BTC_1H } from '../data.js';
 
 const ORCL = path.join(REPO, 'backtest/data/pyalgotrade-orcl-2001-daily.csv');
 
+/** The text of every ```LANG block of a page. */
+function blocks(file: string, lang: string): string[] {
+  const text = readFileSync(path.join(REPO, file), 'utf8');
+  return [...text.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
+}
+
 /** The page's ```ts blocks that are whole strategy files. */
 function wholeStrategies(file: string): string[] {
-  const text = readFileSync(path.join(REPO, file), 'utf8');
-  return [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((code) => code.includes('export default defineStrategy('));
+  return blocks(file, 'ts').filter((code) => code.includes('export default defineStrategy('));
 }
 
 describe('docs/strategies.md', () => {
@@ -35,4 +44,27 @@ describe('docs/strategies.md', () => {
       expect(JSON.parse(r.stdout).summary.totalFills, path.basename(file)).toBeGreaterThan(0);
     }
   }, 180_000);
+});
+
+describe('the configuration the docs show', () => {
+  // Each block is a part of a file: a run config's (its keys are the run config's) or a scenario's.
+  const runKeys = new Set(Object.keys(RunConfigSchema.shape));
+  const pages = ['README.md', 'docs/cockpit.md', 'docs/research.md', 'docs/strategies.md'];
+  const yamlBlocks = pages.flatMap((page) => blocks(page, 'yaml').map((text, i) => ({ where: `${page} yaml block ${i + 1}`, text })));
+
+  it('every YAML block is accepted by the schema of the file it belongs in', () => {
+    expect(yamlBlocks.length).toBeGreaterThanOrEqual(4);
+    const dir = tempDir('pb-docs-yaml-');
+    for (const { where, text } of yamlBlocks) {
+      const keys = Object.keys(parse(text) as object);
+      if (keys.every((k) => runKeys.has(k))) {
+        const base = `mode: paper\npaper:\n  markets:\n    - { asset: BTC, file: ${JSON.stringify(COINBASE_BTC_1H)} }\n${keys.includes('strategies') ? '' : 'strategies:\n  - use: sma-cross\n'}`;
+        expect(() => parseRunConfig(`${base}${text}`, dir, where, {}), where).not.toThrow();
+      } else {
+        const file = path.join(dir, 'scenario.yaml');
+        writeFileSync(file, `strategy: { use: sma-cross }\ndata:\n  - { asset: BTC, file: ${JSON.stringify(COINBASE_BTC_1H)} }\n${text}`);
+        expect(() => loadScenario(file), where).not.toThrow();
+      }
+    }
+  });
 });
