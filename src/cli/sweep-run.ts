@@ -8,6 +8,7 @@ import { scenarioJob } from '../research/scenario-job.js';
 import { runSearch } from '../research/search.js';
 import type { SweepRow } from '../runtime/sweep.js';
 import { describeFailures, strategyParamsCheck } from '../runtime/sweep-checks.js';
+import { paramsText, renderSweepHtml, SWEEP_FIGURES, verdictCell } from '../research/sweep-report.js';
 import { scenarioWithData } from './backtest-run.js';
 import { jobRunner, searchChoice, searchRuns, type SweepCliOptions } from './search-options.js';
 
@@ -64,34 +65,30 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
   const dir = path.resolve(opts.out ?? scenario.out ?? path.join('out', `${scenario.name.replace(/[^A-Za-z0-9._-]+/g, '-')}-sweep`));
   ensureDirectory(dir);
   // A failed run never replaces the results of an earlier good one.
-  const file = path.join(dir, out.failed > 0 ? 'sweep-failed.json' : 'sweep.json');
+  const stem = out.failed > 0 ? 'sweep-failed' : 'sweep';
+  const file = path.join(dir, `${stem}.json`);
   await writeFile(file, `${JSON.stringify(out, null, 2)}\n`);
+  const html = path.join(dir, `${stem}.html`);
+  await writeFile(html, renderSweepHtml(out, choice.space));
   if (opts.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   else {
     const extra = [out.failed ? `${out.failed} failed` : '', out.skipped.length ? `${out.skipped.length} refused by the strategy and skipped` : '', out.excluded.length ? `${out.excluded.length} excluded` : '', out.pruned ? `${out.pruned} pruned` : ''].filter(Boolean).join(', ');
-    process.stdout.write(table(result.ranked.slice(0, opts.top ?? 20), metric) + `\n${out.runs} runs (${choice.method}${extra ? `; ${extra}` : ''}), ranked by ${metric}; all in ${file}\n`);
+    process.stdout.write(table(result.ranked.slice(0, opts.top ?? 20), metric) + `\n${out.runs} runs (${choice.method}${extra ? `; ${extra}` : ''}), ranked by ${metric}; all in ${file}, and ${html}\n`);
   }
   if (out.failed === 0) return 0;
   process.stderr.write(describeFailures(result.trials));
   return 1;
 }
 
-/** The summary figures every table shows; the one that is the objective is shown once, as the objective. */
-const FIGURES = [
-  { header: 'return %', key: 'returnPct' },
-  { header: 'max dd %', key: 'maxDrawdownPct' },
-  { header: 'trades', key: 'totalTrades' },
-] as const;
-
 export function table(rows: readonly SweepRow[], metric: keyof typeof OBJECTIVES): string {
-  const figures = FIGURES.filter((f) => f.key !== metric);
+  const figures = SWEEP_FIGURES.filter((f) => f.key !== metric);
   const header = ['rank', 'params', metric, ...figures.map((f) => f.header), 'challenge'];
   const lines = rows.map((r, i) => [
     String(i + 1),
-    Object.entries(r.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' '),
+    paramsText(r.params),
     r.ok ? String(objectiveValue(r, metric) ?? '—') : 'error',
     ...figures.map((f) => (r.ok ? String(r.summary?.[f.key] ?? '—') : '')),
-    r.ok ? (r.challenge ? (r.challenge.passed ? 'pass' : r.challenge.failedRule ? `fail: ${r.challenge.failedRule}` : 'not passed') : '—') : (r.error ?? '').slice(0, 60),
+    verdictCell(r),
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...lines.map((l) => l[c]!.length)));
   const fmt = (cells: string[]): string => cells.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();

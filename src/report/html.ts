@@ -511,15 +511,7 @@ export function renderReportHtml(result: BacktestResult, options: HtmlReportOpti
     )
     .join('');
   const perf = result.perf;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · propbot backtest</title>
-<style>${STYLE}</style>
-<script>${ERROR_HOOK}</script>
-</head>
+  return `${pageHead(`${title} · propbot backtest`, { errorHook: true })}
 <body>
 <header>${result.rules === 'off' ? '<p class="rules-off" role="alert">Rules off: this run had no challenge rules (drawdown failure, target) and no risk guard. Its figures are not what the platform would give.</p>' : ''}<h1>${escapeHtml(title)}</h1><p>${escapeHtml(time(result.startTime))} → ${escapeHtml(time(result.endTime))} UTC · propbot backtest report</p></header>
 <main>
@@ -537,6 +529,21 @@ ${denialsSection(result, o.maxTableRows)}
 <section><h2>Run</h2><p class="note">${escapeHtml(`${perf.snapshots} snapshots, ${perf.candles} candles replayed in ${(perf.wallMs / 1000).toFixed(1)} s`)}</p></section>
 </main>
 ${pageEnd('report-data', data, PAGE_SCRIPT)}`;
+}
+
+/**
+ * A report page's start, to its </head>: the shared style (and `style`, the page's own), and for a page
+ * whose script draws charts the hook that shows a script error on the page.
+ */
+export function pageHead(title: string, o: { style?: string; errorHook?: boolean } = {}): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}${o.style ?? ''}</style>
+${o.errorHook ? `<script>${ERROR_HOOK}</script>\n` : ''}</head>`;
 }
 
 /** The end of a report page: the footer, the page's data as JSON, the chart library and the page's script. */

@@ -4,7 +4,7 @@
  * verdict set against the in-sample verdicts. The page is one offline file in the backtest report's style.
  */
 import { thinMinMax, thinSteps, toChartTime } from '../report/downsample.js';
-import { card, ERROR_HOOK, escapeHtml, pageEnd, STYLE } from '../report/html.js';
+import { card, escapeHtml, pageEnd, pageHead } from '../report/html.js';
 import { equityNumber } from '../report/equity-sample.js';
 import { floorsFromEquity } from '../report/metrics.js';
 import type { ReportJson } from '../report/report-json.js';
@@ -227,15 +227,7 @@ export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForward
   });
   const title = `${json.name} — walk-forward`;
   const oosSummary = json.outOfSample?.summary;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · propbot walk-forward</title>
-<style>${STYLE}</style>
-<script>${ERROR_HOOK}</script>
-</head>
+  return `${pageHead(`${title} · propbot walk-forward`, { errorHook: true })}
 <body>
 <header><h1>${escapeHtml(title)}</h1><p>${escapeHtml(
     `${json.strategy} · train ${json.layout.train}, test ${json.layout.test}, step ${json.layout.step}${json.layout.anchored ? ', anchored' : ', rolling'} · warm-up ${json.layout.warmup} · ${json.search.method} search by ${json.objective.name} · propbot walk-forward report`,

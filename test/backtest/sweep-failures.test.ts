@@ -59,6 +59,10 @@ describe('propbot sweep refuses and reports', () => {
     expect(sweep.runs).toBe(3);
     expect(sweep.trials.map((t: { params: unknown }) => t.params)).toEqual(expect.arrayContaining([{ fast: 5, slow: 10 }, { fast: 5, slow: 30 }, { fast: 20, slow: 30 }]));
     expect(sweep.skipped.map((s: { params: unknown }) => s.params)).toEqual([{ fast: 20, slow: 10 }]);
+    // sweep.html maps the three runs and the refused pair.
+    const page = readFileSync(path.join(out, 'sweep.html'), 'utf8');
+    expect(page.match(/<td style="background:hsl/g)).toHaveLength(3);
+    expect(page).toContain('<td class="none" title="refused">refused</td>');
   });
 
   it('failed runs: exit 1, each distinct error printed whole once, an earlier sweep.json kept', async () => {
@@ -76,5 +80,11 @@ describe('propbot sweep refuses and reports', () => {
     const failed = JSON.parse(readFileSync(path.join(out, 'sweep-failed.json'), 'utf8'));
     expect(failed.failed).toBe(2);
     expect(r.stdout).toContain('sweep-failed.json');
+    // The page goes beside it under the same name, and no sweep.html is written for a failed sweep.
+    expect(r.stdout).toContain(path.join(out, 'sweep-failed.html'));
+    expect(existsSync(path.join(out, 'sweep.html'))).toBe(false);
+    const page = readFileSync(path.join(out, 'sweep-failed.html'), 'utf8');
+    expect(page).toContain('<table class="heatmap" id="heatmap">');
+    expect(page.match(/<td class="none" title="error">error<\/td>/g)).toHaveLength(2);
   });
 });
