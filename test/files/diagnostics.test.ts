@@ -114,6 +114,18 @@ describe('refusals', () => {
     expect(err.line).toBe(1);
     expect(err.message).toContain(`${file}:1: expected a known layout`);
     expect(err.message).toContain('"hello world"');
+    expect(err.message.endsWith('got "hello world"')).toBe(true);
+  });
+
+  it('says why a header is not read: another separator, or the candle columns it lacks', async () => {
+    const semicolons = await refusal(tmp.write('semi.csv', 'time;open;high;low;close;volume\n1704153600000;10;11;9;10.5;1\n'));
+    expect(semicolons.message.endsWith('got "time;open;high;low;close;volume"; its fields are separated by ";", and propbot reads comma-separated files')).toBe(true);
+    const tabs = await refusal(tmp.write('tabs.tsv', 'time\topen\thigh\tlow\tclose\n1704153600000\t10\t11\t9\t10.5\n'));
+    expect(tabs.message).toContain('its fields are separated by tabs');
+    const last = await refusal(tmp.write('last.csv', 'Date,Open,High,Low,Last,Volume\n2024-01-02,10,11,9,10.5,1\n'));
+    expect(last.message.endsWith('got "Date,Open,High,Low,Last,Volume"; its header has no close (names are matched without regard to case)')).toBe(true);
+    const when = await refusal(tmp.write('when.csv', 'when,open,high,low,close\n2024-01-02,10,11,9,10.5\n'));
+    expect(when.message).toContain('its header has no time column (timestamp_ms, open_time, unix, unix timestamp, timestamp, time, date, datetime)');
   });
 
   it('refuses an empty file and a header without rows', async () => {

@@ -369,5 +369,22 @@ export async function detectLayout(file: string, forced?: FileLayout): Promise<D
     const layout: FileLayout = forced ?? (header[0] === 'open_time' ? 'binance-kline' : 'propbot-csv');
     return { layout: layout as LineLayout['layout'], dataStart: first.next, dataLine: 2, mayBeDescending: true, ...readers };
   }
-  throw new DataFileError(file, 1, EXPECTED_LAYOUTS, show(first.text));
+  throw new DataFileError(file, 1, EXPECTED_LAYOUTS, `${show(first.text)}${headerHint(first.text, header)}`);
+}
+
+/**
+ * Why a first line is no header propbot reads, when that can be told: another separator than the
+ * comma, or the candle columns it lacks (by the names the readers look for).
+ */
+function headerHint(text: string, header: readonly string[]): string {
+  if (!text.includes(',')) {
+    const separator = [';', '\t', '|'].find((c) => text.includes(c));
+    if (separator !== undefined) return `; its fields are separated by ${separator === '\t' ? 'tabs' : `"${separator}"`}, and propbot reads comma-separated files`;
+    return '';
+  }
+  const missing = [
+    ...(TIME_COLUMNS.some((c) => header.includes(c)) ? [] : [`time column (${TIME_COLUMNS.join(', ')})`]),
+    ...['open', 'high', 'low', 'close'].filter((c) => !header.includes(c)),
+  ];
+  return missing.length > 0 && missing.length < 5 ? `; its header has no ${missing.join(', ')} (names are matched without regard to case)` : '';
 }
