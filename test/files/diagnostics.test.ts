@@ -117,6 +117,12 @@ describe('refusals', () => {
     expect(err.message.endsWith('got "hello world"')).toBe(true);
   });
 
+  it('a file whose every time is unreadable says which forms of time are read', async () => {
+    const us = await refusal(tmp.write('us.csv', 'Date,Open,High,Low,Close\n01/02/2024,10,11,9,10.5\n01/03/2024,10,11,9,10.5\n'));
+    expect(us.message).toContain('got only bad rows (2); the latest: cannot read the time "01/03/2024"; times are read as epoch seconds, milliseconds or microseconds, or as dates like');
+    expect(us.message).toContain('(03/01/2024 is not read: day or month first cannot be told)');
+  });
+
   it('says why a header is not read: another separator, or the candle columns it lacks', async () => {
     const semicolons = await refusal(tmp.write('semi.csv', 'time;open;high;low;close;volume\n1704153600000;10;11;9;10.5;1\n'));
     expect(semicolons.message.endsWith('got "time;open;high;low;close;volume"; its fields are separated by ";", and propbot reads comma-separated files')).toBe(true);

@@ -35,6 +35,16 @@ describe('field parsers', () => {
     expect(parseUtcDateText('2019-10-17 13-PM')).toBeUndefined();
     expect(parseUtcDateText('17/10/2019')).toBeUndefined();
   });
+
+  it('reads a time with an offset as the instant it names, and refuses an offset that is no offset', () => {
+    expect(parseUtcDateText('2019-10-17T11:30:00+02:00')).toBe(Date.UTC(2019, 9, 17, 9, 30));
+    expect(parseUtcDateText('2019-10-17 04:30-0500')).toBe(Date.UTC(2019, 9, 17, 9, 30));
+    expect(parseUtcDateText('2019-10-17T00:30:00+05:30')).toBe(Date.UTC(2019, 9, 16, 19, 0));
+    expect(parseUtcDateText('2019-10-17T09:00:00+00:00')).toBe(Date.UTC(2019, 9, 17, 9));
+    expect(parseUtcDateText('2019-10-17T09:00:00+24:00')).toBeUndefined();
+    expect(parseUtcDateText('2019-10-17T09:00:00+02:60')).toBeUndefined();
+    expect(parseUtcDateText('2019-10-17T09:00:00+2')).toBeUndefined();
+  });
 });
 
 describe('plainFp9Price: the one-pass test of a price column', () => {

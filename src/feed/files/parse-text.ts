@@ -90,14 +90,16 @@ export function parseEpochText(text: string): number | undefined {
 }
 
 const DATE_AMPM = /^(\d{4})-(\d{2})-(\d{2}) (\d{2})-(AM|PM)$/i;
-const DATE_ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?(Z|\+00:?00)?$/;
+const DATE_ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?(Z|([+-])(\d{2}):?(\d{2}))?$/;
 
 /**
  * A UTC date as CryptoDataDownload writes it: `2019-10-17 09-AM` (12-AM is midnight, 12-PM noon),
- * `2019-10-17 09:00:00`, `2019-10-17 09:00`, `2019-10-17`, optionally ISO with `T` and `Z`.
+ * `2019-10-17 09:00:00`, `2019-10-17 09:00`, `2019-10-17`, optionally ISO with `T` and `Z`. A time
+ * with an offset (`2019-10-17T11:00:00+02:00`, as exports in local time write it) names one instant,
+ * read as its UTC time; without one, a time is UTC.
  */
 export function parseUtcDateText(text: string): number | undefined {
-  let y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0;
+  let y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0, offsetMs = 0;
   const ampm = DATE_AMPM.exec(text);
   if (ampm) {
     y = Number(ampm[1]);
@@ -117,12 +119,18 @@ export function parseUtcDateText(text: string): number | undefined {
     s = Number(iso[6] ?? 0);
     ms = Number((iso[7] ?? '0').padEnd(3, '0'));
     if (h > 23 || mi > 59 || s > 59) return undefined;
+    if (iso[9] !== undefined) {
+      const oh = Number(iso[10]);
+      const om = Number(iso[11]);
+      if (oh > 23 || om > 59) return undefined;
+      offsetMs = (iso[9] === '-' ? -1 : 1) * (oh * 60 + om) * 60_000;
+    }
   }
   const t = Date.UTC(y, mo - 1, d, h, mi, s, ms);
   const check = new Date(t);
   // Date.UTC rolls 2019-02-30 over to March: refuse instead
   if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return undefined;
-  return t;
+  return t - offsetMs;
 }
 
 /** A date column: an epoch number (s/ms/µs) or a UTC date text. */
