@@ -17,7 +17,7 @@ import {
   withScenarioDataNames,
   type Scenario,
 } from '../runtime/scenario.js';
-import { Dec } from '../core/decimal.js';
+import { Dec, type Decimal } from '../core/decimal.js';
 import { describePeriod } from '../feed/files/to-candle.js';
 import { isDataUrl } from '../feed/files/remote.js';
 import { checkRange, type RangeEnd } from '../runtime/run-range.js';
@@ -37,7 +37,9 @@ async function backtestCommand(scenarioFile: string | undefined, opts: BacktestC
   const scenario = await scenarioWithData(scenarioFile, opts);
   const showProgress = opts.progress !== false && !opts.json && process.stderr.isTTY === true;
   const bar = showProgress ? await progressBar(scenario) : undefined;
-  const level = opts.log ?? scenario.log ?? 'warn';
+  // The guard's state changes, kill-switch trips and denials are results of a backtest: the summary
+  // counts them and report.json lists each. Printed one line each (warn), a month could fill a screen.
+  const level = opts.log ?? scenario.log ?? 'error';
   const outcome = await runBacktest({
     ...backtestOptions(scenario),
     logger: (clock) => createLogger({ level, format: 'auto', destination: process.stderr, now: () => clock.now() }),
@@ -197,7 +199,9 @@ function summaryTable(json: ReportSummaryJson, written: { json: string; html: st
     ['trades', `${s.totalTrades} closed, ${s.openTrades} open; win rate ${s.winRate ?? '—'}%; profit factor ${s.profitFactor ?? '—'}`],
     ['fees / funding', `${s.fees} / ${s.funding}`],
     ...(json.failures.length > 0 ? [['strategy errors', json.failures.map((f) => `${f.strategy} failed ${f.failedIn} at ${f.at}`).join('; ')] as [string, string]] : []),
+    ...(json.trades.some((t) => t.closeOrigin !== null) ? [['closed by', closedBy(json.trades)] as [string, string]] : []),
     ['denials', `${json.denials.total}${json.denials.total ? ` (${Object.entries(json.denials.byCode).map(([k, v]) => `${k} ${v}`).join(', ')})` : ''}`],
+    ...(json.guardActions.length > 0 ? [['guard', guardLine(json.guardActions)] as [string, string]] : []),
   ];
   if (c) {
     rows.push(['challenge', `${c.phase}: ${c.passed ? 'PASSED' : c.failedRule ? `FAILED by ${c.failedRule} at ${c.failedAt}` : `not passed${unmet(c)}`}`]);
@@ -209,6 +213,32 @@ function summaryTable(json: ReportSummaryJson, written: { json: string; html: st
   rows.push(['report', `${written.html}\n${' '.repeat(18)}${written.json}`]);
   const width = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n') + '\n';
+}
+
+/** `a 3, b 1`: how often each value occurs, the most frequent first (ties in order of appearance). */
+function counts(values: readonly string[]): string {
+  const n = new Map<string, number>();
+  for (const v of values) n.set(v, (n.get(v) ?? 0) + 1);
+  return [...n].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ');
+}
+
+/** Who closed the closed trades, with the net pnl of each kind: what a trader reads first of a result. */
+function closedBy(trades: ReportSummaryJson['trades']): string {
+  const kinds = new Map<string, { n: number; net: Decimal }>();
+  for (const t of trades) {
+    if (t.closeOrigin === null) continue;
+    const k = kinds.get(t.closeOrigin.kind) ?? { n: 0, net: new Dec(0) };
+    kinds.set(t.closeOrigin.kind, { n: k.n + 1, net: k.net.plus(t.netPnl) });
+  }
+  return [...kinds]
+    .sort((a, b) => b[1].n - a[1].n)
+    .map(([kind, { n, net }]) => `${kind} ${n} (net ${net.gte(0) ? '+' : ''}${net.toFixed(2)})`)
+    .join(', ');
+}
+
+/** The kill switch's trips: how many, by code, and the first. */
+function guardLine(actions: ReportSummaryJson['guardActions']): string {
+  return `${actions.length} kill-switch trip${actions.length === 1 ? '' : 's'} (${counts(actions.map((a) => a.code))}), the first at ${actions[0]!.at}; report.json lists each`;
 }
 
 /** What a run that neither passed nor failed still lacks, as the phase's rules ask it: ` (…; …)`. */

@@ -47,6 +47,8 @@ export interface GuardLogger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   debug(obj: object, msg: string): void;
+  /** For a divergence from the platform's equity; a logger without it gets a warning. */
+  error?(obj: object, msg: string): void;
 }
 
 export interface RiskGuardOptions {
@@ -649,7 +651,10 @@ export class RiskGuard {
       guardHigh: fromRaw(r.high),
       difference: fromRaw(r.platform - nearer),
     };
-    this.#logger?.warn(
+    // An error, not a warning: every drawdown check stands on the guard's equity, and here it is not the platform's.
+    const logger = this.#logger;
+    (logger?.error ?? logger?.warn)?.call(
+      logger,
       { event: 'guard_divergence', accountId: book.accountId, platform: platform.toString(), guardLow: divergence.guardLow.toString(), guardHigh: divergence.guardHigh.toString(), difference: divergence.difference.toString(), at: divergence.at },
       `risk guard: equity ${platform} of the risk status differs from the guard's ${divergence.guardLow}` +
         `${r.low === r.high ? '' : `…${divergence.guardHigh}`} by ${divergence.difference}`,

@@ -23,7 +23,7 @@ import { RiskGuardConfigSchema, type RiskGuardConfigInput } from '../risk/config
 export const BACKTEST_PRESETS = ['default', 'zero-cost'] as const;
 /** The challenge phases a local account can be in (the engine's phase presets): a `phase` or `--phase`. */
 export const PHASE_NAMES = Object.keys(ENGINE_PRESETS.phases) as [string, ...string[]];
-/** What a backtest logs (to stderr, in market time): `warn` shows warnings and strategy errors only. */
+/** What a backtest logs (to stderr, in market time): by default (`error`) strategy errors only. */
 export const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 /**

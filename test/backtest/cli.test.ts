@@ -79,6 +79,36 @@ describe('propbot backtest', () => {
     expect(existsSync(path.join(out, 'report.html'))).toBe(true);
   });
 
+  it("counts the guard's doings and who closed the trades in the summary, and prints them one by one only at --log warn", async () => {
+    const out = tempDir();
+    const args = ['backtest', '--strategy', 'donchian-breakout', '--data', `BTC=${COINBASE_BTC_1H}`, '--from', '2019-01-01', '--out', out];
+    const r = await propbot(args);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as {
+      trades: Array<{ netPnl: string; closeOrigin: { kind: string } | null }>;
+      guardActions: Array<{ at: string; code: string }>;
+    };
+    // 'closed by': each kind of closing origin with its count and net pnl, most trades first.
+    const kinds = new Map<string, { n: number; net: number }>();
+    for (const t of report.trades) {
+      if (!t.closeOrigin) continue;
+      const k = kinds.get(t.closeOrigin.kind) ?? { n: 0, net: 0 };
+      kinds.set(t.closeOrigin.kind, { n: k.n + 1, net: k.net + Number(t.netPnl) });
+    }
+    expect(kinds.size).toBeGreaterThan(1);
+    const line = /^closed by\s+(.*)$/m.exec(r.stdout)![1]!;
+    expect(line.split(', ').map((part) => part.split(' ')[0])).toEqual([...kinds].sort((a, b) => b[1].n - a[1].n).map(([kind]) => kind));
+    for (const [kind, { n, net }] of kinds) expect(line).toContain(`${kind} ${n} (net ${net >= 0 ? '+' : ''}${net.toFixed(2)})`);
+    // 'guard': the kill switch's trips, by code, and the first.
+    expect(report.guardActions.length).toBeGreaterThan(0);
+    expect(r.stdout).toMatch(new RegExp(`^guard\\s+${report.guardActions.length} kill-switch trips \\(kill_switch_\\w+ \\d+.*\\), the first at ${report.guardActions[0]!.at.replace(/[.]/g, '\\.')}; report\\.json lists each$`, 'm'));
+    const warn = await propbot([...args, '--log', 'warn']);
+    const lines = warn.stderr.trim().split('\n').map((l) => JSON.parse(l) as { level: number; event?: string });
+    expect(lines.filter((l) => l.event === 'guard_action')).toHaveLength(report.guardActions.length);
+    expect(lines.every((l) => l.level === 40)).toBe(true);
+  });
+
   it('runs a scenario file; its paths are relative to the file', async () => {
     const out = tempDir();
     const r = await propbot(['backtest', path.join(REPO, 'backtest/zero-cost-orcl-2001.yaml'), '--out', out, '--json']);

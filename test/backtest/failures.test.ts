@@ -193,7 +193,7 @@ describe('propbot backtest: a plugin that does not parse', () => {
 describe('propbot backtest --log', () => {
   const logLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; time: string; msg: string; strategy?: string });
 
-  it('shows ctx.log lines and intents in market time at info; by default only warnings and strategy errors', async () => {
+  it('shows ctx.log lines and intents in market time at info; by default only strategy errors', async () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'thrower.ts'), STREAM_THROWER);
     const args = ['backtest', '--strategy', './thrower.ts', '--data', `ORCL=${ORCL}`, '--out', path.join(dir, 'out')];

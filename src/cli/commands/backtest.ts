@@ -20,7 +20,7 @@ export function registerBacktest(program: Command): void {
     .option('--json', 'print report.json to stdout instead of the summary table')
     .option('--no-progress', 'no progress bar even on a terminal')
     .addOption(
-      new Option('--log <level>', 'log to stderr, in market time: info adds ctx.log lines, intents, decisions and guard orders (default warn: warnings and strategy errors)').choices(LOG_LEVELS),
+      new Option('--log <level>', 'log to stderr, in market time (default error: strategy errors; warn adds the guard\'s state changes, kill-switch trips and denials, which the summary counts and report.json lists; info adds ctx.log lines, intents, decisions and guard orders)').choices(LOG_LEVELS),
     )
     .action(async (scenarioFile: string | undefined, opts: BacktestCliOptions) => {
       const { runBacktestCommand } = await import('../backtest-run.js');
