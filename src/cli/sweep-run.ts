@@ -6,9 +6,9 @@ import { dataRange } from '../research/data-range.js';
 import { OBJECTIVES, objectiveValue } from '../research/objectives.js';
 import { scenarioJob } from '../research/scenario-job.js';
 import { runSearch } from '../research/search.js';
+import { paramsText, renderSweepHtml, SWEEP_FIGURES, verdictCell } from '../research/sweep-report.js';
 import type { SweepRow } from '../runtime/sweep.js';
 import { describeFailures, strategyParamsCheck } from '../runtime/sweep-checks.js';
-import { paramsText, renderSweepHtml, SWEEP_FIGURES, verdictCell } from '../research/sweep-report.js';
 import { scenarioWithData } from './backtest-run.js';
 import { jobRunner, searchChoice, searchRuns, type SweepCliOptions } from './search-options.js';
 
