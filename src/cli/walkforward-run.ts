@@ -84,7 +84,7 @@ export async function runWalkForwardCommand(scenarioFile: string | undefined, op
   const lines = json.windows.map((w) => {
     const p = w.best ? Object.entries(w.best.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : noBest(w);
     const oos = w.accountFailedBefore ? 'account failed earlier' : fmt(w.outOfSample?.returnPct);
-    return `${String(w.window).padEnd(3)} ${w.test.from.slice(0, 10)} → ${w.test.to.slice(0, 10)}  ${p.padEnd(24)} IS ${fmt(w.inSample?.returnPct).padStart(8)} ${w.inSample?.challenge?.passed ? 'pass' : '    '}  OOS ${oos}`;
+    return `${String(w.window).padEnd(3)} ${w.test.from.slice(0, 10)} → ${w.test.to.slice(0, 10)}  ${p.padEnd(24)} IS ${fmt(w.inSample?.returnPct).padStart(8)} ${(w.inSample?.challenge?.passed ? `pass day ${w.inSample.challenge.daysToTarget ?? '?'}` : '').padEnd(12)}  OOS ${oos}`;
   });
   process.stdout.write(
     [

@@ -39,6 +39,14 @@ function verdictText(c: Verdict | { passed: boolean; failedRule: string | null }
 }
 
 /**
+ * An in-sample verdict with the day the target was reached: a slice's run goes on after a pass (the
+ * engine promotes the account and resets its balance), so "passed" can stand beside a negative return.
+ */
+export function inSampleVerdict(c: { passed: boolean; failedRule: string | null; daysToTarget: number | null } | null | undefined): string {
+  return c?.passed && c.daysToTarget !== null ? `PASSED on day ${c.daysToTarget}` : verdictText(c);
+}
+
+/**
  * The account's whole path through the stitched run: each phase passed (the engine promotes the account
  * and resets its balance), and the failure that ended it, if any.
  */
@@ -218,7 +226,7 @@ export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForward
       params,
       ...(objectiveColumn ? [num(w.best?.objective ?? null, 4)] : []),
       ...slice(r.inSample),
-      verdictText(r.inSample?.challenge ?? null),
+      inSampleVerdict(r.inSample?.challenge ?? null),
       ...(w.accountFailedBefore ? ['account failed earlier', '', '', ''] : slice(r.outOfSample)),
       num(w.efficiency),
       `${w.trials}${w.failed || w.excluded ? ` (${[w.failed ? `${w.failed} failed` : '', w.excluded ? `${w.excluded} excl.` : ''].filter(Boolean).join(', ')})` : ''}`,

@@ -99,7 +99,7 @@ describe('propbot walkforward', () => {
 
   it('without --workers, sizes its workers from every window\'s runs, counted before the first, as sweep does', async () => {
     const args = [
-      'walkforward', '--strategy', 'sma-cross', '--data', `BTC=${BTC}`, '--params', '{"period":"1h"}',
+      'walkforward', '--strategy', 'sma-cross', '--data', `BTC=${BTC}`, '--params', '{"period":"1h","amount":"20000","leverage":"3"}',
       '--from', '2018-03-01', '--to', '2018-03-25', '--train', '8d', '--test', '4d', '--grid', 'fast=3,6', '--grid', 'slow=12', '--json',
     ];
     const debug = { env: { PROPBOT_DEBUG: '1' } };
@@ -108,10 +108,17 @@ describe('propbot walkforward', () => {
     // 3 windows × 2 combinations; one worker first, a second only if the runs show it pays.
     const cores = availableParallelism();
     expect(auto.stderr).toContain(cores > 1 ? `propbot: workers: 1 to start, up to 2 once the runs show another would pay (6 runs)` : 'propbot: workers: 1 (the cores; 6 runs)');
-    const fixed = await propbot([...args, '--workers', '2', '--out', tempDir('pb-wf-two-')], debug);
+    // The same run on two workers, its table on the console this time.
+    const twoOut = tempDir('pb-wf-two-');
+    const fixed = await propbot([...args.filter((a) => a !== '--json'), '--workers', '2', '--out', twoOut], debug);
     expect(fixed.stderr).toContain('propbot: workers: 2 (--workers; 6 runs)');
-    const windows = (r: { stdout: string }) => JSON.parse(r.stdout).windows.map((w: { best: { params: unknown }; outOfSample: unknown }) => [w.best.params, w.outOfSample]);
-    expect(windows(auto)).toEqual(windows(fixed));
+    const fixedJson = readFileSync(path.join(twoOut, 'walkforward.json'), 'utf8');
+    const windows = (text: string) => JSON.parse(text).windows.map((w: { best: { params: unknown }; outOfSample: unknown }) => [w.best.params, w.outOfSample]);
+    expect(windows(auto.stdout)).toEqual(windows(fixedJson));
+    // A window that passed in sample says on which day: the slice's run goes on after the pass.
+    const passed = (JSON.parse(fixedJson).windows as Array<{ window: number; inSample: { challenge: { passed: boolean; daysToTarget: number | null } } }>).filter((w) => w.inSample.challenge.passed);
+    expect(passed.length).toBeGreaterThan(0);
+    for (const w of passed) expect(fixed.stdout).toMatch(new RegExp(`^${w.window} .* IS +-?[\\d.]+% pass day ${w.inSample.challenge.daysToTarget} +OOS `, 'm'));
   }, 300_000);
 
   it('refuses a train slice shorter than the strategy warm-up, naming both lengths', async () => {
@@ -233,6 +240,7 @@ describe('walk-forward report', () => {
     expect(json.windows[2]!.efficiency).toBeNull();
     const html = renderWalkForwardHtml(json, result as never);
     expect(html).toContain('account failed earlier');
+    expect(html).toContain('<td class="l">PASSED on day 4</td>');
     expect(html).toContain('<span class="fail">PASSED active_evaluation, then FAILED');
     // The windows table: the objective's own column only when it is not the in-sample return, and
     // every row as wide as the header.
