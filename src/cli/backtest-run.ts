@@ -6,6 +6,7 @@ import path from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { createLogger } from '../core/logger.js';
 import { holdYoungGeneration } from '../core/young-generation.js';
+import { closedByKind } from '../report/metrics.js';
 import { writeReport, type ReportSummaryJson } from '../report/write.js';
 import { runBacktest, type BacktestOptions } from '../runtime/backtest.js';
 import {
@@ -17,7 +18,7 @@ import {
   withScenarioDataNames,
   type Scenario,
 } from '../runtime/scenario.js';
-import { Dec, type Decimal } from '../core/decimal.js';
+import { Dec } from '../core/decimal.js';
 import { describePeriod } from '../feed/files/to-candle.js';
 import { isDataUrl } from '../feed/files/remote.js';
 import { checkRange, type RangeEnd } from '../runtime/run-range.js';
@@ -222,17 +223,11 @@ function counts(values: readonly string[]): string {
   return [...n].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ');
 }
 
-/** Who closed the closed trades, with the net pnl of each kind: what a trader reads first of a result. */
+/** Who closed the closed trades, with the net pnl of each kind. */
 function closedBy(trades: ReportSummaryJson['trades']): string {
-  const kinds = new Map<string, { n: number; net: Decimal }>();
-  for (const t of trades) {
-    if (t.closeOrigin === null) continue;
-    const k = kinds.get(t.closeOrigin.kind) ?? { n: 0, net: new Dec(0) };
-    kinds.set(t.closeOrigin.kind, { n: k.n + 1, net: k.net.plus(t.netPnl) });
-  }
-  return [...kinds]
-    .sort((a, b) => b[1].n - a[1].n)
-    .map(([kind, { n, net }]) => `${kind} ${n} (net ${net.gte(0) ? '+' : ''}${net.toFixed(2)})`)
+  const closed = trades.flatMap((t) => (t.closeOrigin === null ? [] : [{ kind: t.closeOrigin.kind, net: new Dec(t.netPnl) }]));
+  return closedByKind(closed)
+    .map(({ kind, trades: n, net }) => `${kind} ${n} (net ${net.gte(0) ? '+' : ''}${net.toFixed(2)})`)
     .join(', ');
 }
 

@@ -19,7 +19,7 @@ import { decPlaces } from '../core/fp9.js';
 import { equityChartLines } from './chart-lines.js';
 import { downsampleCandles, StepLine, toChartTime, type PlotCandle, type PlotPoint } from './downsample.js';
 import { reportFigures, type ReportFigures } from './figures.js';
-import { tradeNet, type ReportMetrics } from './metrics.js';
+import { closedByKind, tradeNet, type ReportMetrics } from './metrics.js';
 import { money, ratio } from './report-json.js';
 import type { BacktestResult, DailyPnl, FillRecord, PriceCandle } from './types.js';
 
@@ -259,7 +259,7 @@ h2{font-size:16px;margin:0 0 8px}
 .chart{width:100%;position:relative}
 table{border-collapse:collapse;width:100%;font-size:12px;font-variant-numeric:tabular-nums}
 th,td{border-bottom:1px solid #eceef2;padding:3px 6px;text-align:right;white-space:nowrap}th{background:#f0f2f5;position:sticky;top:0}
-td.l,th.l{text-align:left}.scroll{max-height:480px;overflow:auto}
+td.l,th.l{text-align:left}.scroll{max-height:480px;overflow:auto}table.narrow{width:auto}table.narrow td,table.narrow th{padding:3px 14px}
 .note{color:#6b7385;font-size:12px;margin:4px 0 0}.legend{font-size:12px;margin:6px 0 0;display:flex;flex-wrap:wrap;gap:4px 14px}.legend i{font-style:normal}#errors{color:#c62828;white-space:pre-wrap}
 footer{color:#6b7385;font-size:12px;padding:0 24px 24px;text-align:center}footer a{color:#6b7385}
 `;
@@ -479,6 +479,17 @@ function tradesSection(result: BacktestResult, maxRows: number, precision: Reado
   return `<section><h2>Trades (${result.trades.length})</h2><div class="scroll"><table id="trades"><thead><tr><th class="l">market</th><th class="l">side</th><th class="l">opened (UTC)</th><th class="l">closed (UTC)</th><th>entry</th><th>exit</th><th>size</th><th>pnl</th><th>fees</th><th>funding</th><th>net</th><th class="l">status</th><th class="l">closed by</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>${cut}<p class="note">Every trade, with exact figures: <a href="trades.csv">trades.csv</a> and <a href="report.json">report.json</a>.</p></section>`;
 }
 
+/** The closed trades by who closed them: strategy, stop, take-profit, kill switch, liquidation, … */
+function closedBySection(result: BacktestResult): string {
+  const kinds = closedByKind(result.trades.flatMap((t) => (t.closeOrigin ? [{ kind: t.closeOrigin.kind, net: tradeNet(t) }] : [])));
+  if (kinds.length === 0) return '';
+  const rows = kinds.map(
+    (k) =>
+      `<tr><td class="l">${escapeHtml(k.kind)}</td><td>${k.trades}</td><td>${escapeHtml(`${((100 * k.wins) / k.trades).toFixed(1)}%`)}</td><td class="${k.net.gte(0) ? 'pass' : 'fail'}">${escapeHtml(moneyShown(k.net))}</td><td class="${k.net.gte(0) ? 'pass' : 'fail'}">${escapeHtml(moneyShown(k.net.div(k.trades)))}</td></tr>`,
+  );
+  return `<section><h2>Closed by</h2><table id="closed-by" class="narrow"><thead><tr><th class="l">who closed</th><th>trades</th><th>won</th><th>net pnl</th><th>net per trade</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+}
+
 function denialsSection(result: BacktestResult, maxRows: number): string {
   if (result.denials.length === 0) return '';
   const rows = result.denials
@@ -524,6 +535,7 @@ ${priceSections}
 <section><h2>Daily pnl</h2>${data.daily.length > 0 ? '<div class="chart" id="daily-chart"></div>' : '<p class="note">No days.</p>'}${
     data.consistencyLimit !== null ? `<p class="note">Consistency limit line: ${escapeHtml(opt(result.challenge?.consistencyLimitPct ?? null, '%'))} of the net pnl.</p>` : ''
   }</section>
+${closedBySection(result)}
 ${tradesSection(result, o.maxTableRows, new Map(data.markets.map((m) => [m.market, m.precision])))}
 ${denialsSection(result, o.maxTableRows)}
 <section><h2>Run</h2><p class="note">${escapeHtml(`${perf.snapshots} snapshots, ${perf.candles} candles replayed in ${(perf.wallMs / 1000).toFixed(1)} s`)}</p></section>

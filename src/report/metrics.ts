@@ -75,6 +75,28 @@ export function tradeNet(t: TradeRecord): Decimal {
   return t.realizedPnl.minus(t.fees).plus(t.funding);
 }
 
+/** The closed trades of one closing origin (`strategy`, `stop_loss`, `kill_switch`, …). */
+export interface ClosedByKind {
+  readonly kind: string;
+  readonly trades: number;
+  /** Trades with a positive net pnl. */
+  readonly wins: number;
+  readonly net: Decimal;
+}
+
+/**
+ * Who closed the trades: per closing origin, the count, the wins and the net pnl, most trades first
+ * (ties in order of appearance). What a trader reads first of a result, as freqtrade's exit reasons.
+ */
+export function closedByKind(trades: Iterable<{ readonly kind: string; readonly net: Decimal }>): ClosedByKind[] {
+  const kinds = new Map<string, { trades: number; wins: number; net: Decimal }>();
+  for (const { kind, net } of trades) {
+    const k = kinds.get(kind) ?? { trades: 0, wins: 0, net: ZERO };
+    kinds.set(kind, { trades: k.trades + 1, wins: k.wins + (net.gt(0) ? 1 : 0), net: k.net.plus(net) });
+  }
+  return [...kinds].map(([kind, k]) => ({ kind, ...k })).sort((a, b) => b.trades - a.trades);
+}
+
 export interface TradeStats {
   readonly closed: number;
   readonly open: number;

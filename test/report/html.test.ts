@@ -113,6 +113,32 @@ describe('renderReportHtml', () => {
     expect(daily.at(-1)![1]).toBe(9600);
   });
 
+  it('counts the closed trades by who closed them, with their wins and net pnl, most first', async () => {
+    // ~8 trades: a kind for each, strategy twice as often as the others.
+    const base = await btcResult(3000);
+    const kinds = ['strategy', 'stop_loss', 'strategy', 'kill_switch'] as const;
+    const result: BacktestResult = { ...base, trades: base.trades.map((t, i) => ({ ...t, closeOrigin: { kind: kinds[i % kinds.length]! } })) };
+    const expected = new Map<string, { trades: number; wins: number; net: number }>();
+    for (const t of result.trades) {
+      if (!t.closeOrigin) continue;
+      const net = Number(t.realizedPnl.minus(t.fees).plus(t.funding));
+      const e = expected.get(t.closeOrigin.kind) ?? { trades: 0, wins: 0, net: 0 };
+      expected.set(t.closeOrigin.kind, { trades: e.trades + 1, wins: e.wins + (net > 0 ? 1 : 0), net: e.net + net });
+    }
+    expect(expected.size).toBeGreaterThan(1);
+    const table = /<table id="closed-by"[^>]*>([\s\S]*?)<\/table>/.exec(renderReportHtml(result))![1]!;
+    const rows = [...table.matchAll(/<tr><td class="l">([^<]*)<\/td><td>(\d+)<\/td><td>([\d.]+)%<\/td><td[^>]*>([^<]*)<\/td>/g)].map((m) => ({ kind: m[1]!, trades: Number(m[2]), won: Number(m[3]), net: Number(m[4]!.replace(/,/g, '')) }));
+    expect(rows.map((r) => r.kind)).toEqual([...expected].sort((a, b) => b[1].trades - a[1].trades).map(([kind]) => kind));
+    for (const r of rows) {
+      const e = expected.get(r.kind)!;
+      expect(r.trades).toBe(e.trades);
+      expect(r.won).toBeCloseTo((100 * e.wins) / e.trades, 1);
+      expect(r.net).toBeCloseTo(e.net, 2);
+    }
+    const none: BacktestResult = { ...result, trades: [] };
+    expect(renderReportHtml(none)).not.toContain('id="closed-by"');
+  });
+
   it('renders a run without prices, equity or trades', () => {
     const empty: BacktestResult = { ...small, equity: [], fills: [], trades: [], denials: [], prices: [], challenge: undefined };
     const html = renderReportHtml(empty);
