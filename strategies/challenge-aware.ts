@@ -29,30 +29,23 @@ import {
   type RiskStatus,
 } from 'propbot';
 
+// Each parameter's .describe() is what `propbot strategies` shows beside its default.
 const params = z.object({
-  asset: z.string().min(1).default('BTC'),
-  period: z.enum(['1m', '5m', '15m', '30m', '1h', '4h', '1D']).default('15m'),
-  fast: z.number().int().min(1).default(12),
-  slow: z.number().int().min(2).default(26),
-  atrPeriod: z.number().int().min(1).default(14),
-  atrMultiplier: zDecimal({ positive: true }).prefault('2'),
-  /** Daily drawdown limit, percent of the day's starting equity. */
-  maxDailyDrawdownPercent: zDecimal({ positive: true, max: '100' }).prefault('5'),
-  /** Total drawdown limit, percent of the initial balance. */
-  maxTotalDrawdownPercent: zDecimal({ positive: true, max: '100' }).prefault('10'),
-  /** Trailing drawdown limit, percent of the highest equity; omit when the account has none. */
-  maxTrailingDrawdownPercent: zDecimal({ positive: true, max: '100' }).optional(),
-  /** Initial account size; default: the risk status's payoutBaselineBalance. */
-  initialBalance: zDecimal({ positive: true }).optional(),
-  /** Share of the headroom one trade may lose at its stop. */
-  headroomShare: zDecimal({ positive: true, max: '1' }).prefault('0.25'),
-  /** Open nothing while the headroom is below this share of the initial balance. */
-  minHeadroom: zDecimal({ min: 0, max: '1' }).prefault('0.01'),
-  /** Close everything once the headroom is below this share of the initial balance. */
-  flattenHeadroom: zDecimal({ min: 0, max: '1' }).prefault('0.003'),
-  leverage: zDecimal({ min: 1 }).prefault('3'),
-  /** Cap of one entry's reserve as a share of equity. */
-  maxReserve: zDecimal({ positive: true, max: '1' }).prefault('0.5'),
+  asset: z.string().min(1).default('BTC').describe('Base asset of the market to trade.'),
+  period: z.enum(['1m', '5m', '15m', '30m', '1h', '4h', '1D']).default('15m').describe('Candle period the averages and the ATR are computed on.'),
+  fast: z.number().int().min(1).default(12).describe('Fast EMA length, in candles.'),
+  slow: z.number().int().min(2).default(26).describe('Slow EMA length, in candles.'),
+  atrPeriod: z.number().int().min(1).default(14).describe('ATR length, in candles.'),
+  atrMultiplier: zDecimal({ positive: true }).prefault('2').describe('Stop distance in ATRs.'),
+  maxDailyDrawdownPercent: zDecimal({ positive: true, max: '100' }).prefault('5').describe("Daily drawdown limit, percent of the day's starting equity."),
+  maxTotalDrawdownPercent: zDecimal({ positive: true, max: '100' }).prefault('10').describe('Total drawdown limit, percent of the initial balance.'),
+  maxTrailingDrawdownPercent: zDecimal({ positive: true, max: '100' }).optional().describe('Trailing drawdown limit, percent of the highest equity; omit when the account has none.'),
+  initialBalance: zDecimal({ positive: true }).optional().describe("Initial account size; default: the risk status's payoutBaselineBalance."),
+  headroomShare: zDecimal({ positive: true, max: '1' }).prefault('0.25').describe('Share of the headroom one trade may lose at its stop.'),
+  minHeadroom: zDecimal({ min: 0, max: '1' }).prefault('0.01').describe('Open nothing while the headroom is below this share of the initial balance.'),
+  flattenHeadroom: zDecimal({ min: 0, max: '1' }).prefault('0.003').describe('Close everything once the headroom is below this share of the initial balance.'),
+  leverage: zDecimal({ min: 1 }).prefault('3').describe('Leverage of each entry.'),
+  maxReserve: zDecimal({ positive: true, max: '1' }).prefault('0.5').describe("Cap of one entry's reserve as a share of equity."),
 });
 
 export type ChallengeAwareParams = z.output<typeof params>;

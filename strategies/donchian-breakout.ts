@@ -9,22 +9,18 @@
  */
 import { ATR, candleNumbers, Dec, defineStrategy, DonchianChannels, priceFrom, z, zDecimal, type Candle, type OrderIntent } from 'propbot';
 
+// Each parameter's .describe() is what `propbot strategies` shows beside its default.
 const params = z.object({
-  asset: z.string().min(1).default('BTC'),
-  period: z.enum(['1m', '5m', '15m', '30m', '1h', '4h', '1D']).default('1h'),
-  /** Entry channel length, in candles. */
-  channel: z.number().int().min(2).default(20),
-  /** Exit channel length, in candles. */
-  exitChannel: z.number().int().min(2).default(10),
-  atrPeriod: z.number().int().min(1).default(14),
-  /** Stop distance in ATRs. */
-  atrMultiplier: zDecimal({ positive: true }).prefault('2'),
-  /** Share of equity lost if the stop is hit (0.01 = 1%). */
-  risk: zDecimal({ positive: true, max: '0.05' }).prefault('0.01'),
-  leverage: zDecimal({ min: 1 }).prefault('3'),
-  /** Cap of one entry's reserve as a share of equity, for stops so tight the risk size would not fit. */
-  maxReserve: zDecimal({ positive: true, max: '1' }).prefault('0.5'),
-  allowShort: z.boolean().default(true),
+  asset: z.string().min(1).default('BTC').describe('Base asset of the market to trade.'),
+  period: z.enum(['1m', '5m', '15m', '30m', '1h', '4h', '1D']).default('1h').describe('Candle period the channels are computed on.'),
+  channel: z.number().int().min(2).default(20).describe('Entry channel length, in candles.'),
+  exitChannel: z.number().int().min(2).default(10).describe('Exit channel length, in candles.'),
+  atrPeriod: z.number().int().min(1).default(14).describe('ATR length, in candles.'),
+  atrMultiplier: zDecimal({ positive: true }).prefault('2').describe('Stop distance in ATRs.'),
+  risk: zDecimal({ positive: true, max: '0.05' }).prefault('0.01').describe('Share of equity lost if the stop is hit (0.01 = 1%).'),
+  leverage: zDecimal({ min: 1 }).prefault('3').describe('Leverage of each entry.'),
+  maxReserve: zDecimal({ positive: true, max: '1' }).prefault('0.5').describe("Cap of one entry's reserve as a share of equity, for stops so tight the risk size would not fit."),
+  allowShort: z.boolean().default(true).describe('Also go short on a downward breakout; false: long only.'),
 });
 
 export default defineStrategy({

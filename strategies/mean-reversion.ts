@@ -8,21 +8,19 @@
  */
 import { BollingerBands, Dec, defineStrategy, priceFrom, RSI, z, zDecimal, type Candle, type OrderIntent } from 'propbot';
 
+// Each parameter's .describe() is what `propbot strategies` shows beside its default.
 const params = z.object({
-  asset: z.string().min(1).default('BTC'),
-  period: z.enum(['1m', '5m', '15m', '30m', '1h', '4h', '1D']).default('15m'),
-  /** Bollinger length, in candles. */
-  bands: z.number().int().min(2).default(20),
-  /** Band width in standard deviations. */
-  deviations: z.number().positive().default(2),
-  rsiPeriod: z.number().int().min(2).default(14),
-  oversold: z.number().min(0).max(100).default(30),
-  overbought: z.number().min(0).max(100).default(70),
-  /** Quote amount reserved per entry. */
-  amount: zDecimal({ positive: true }).prefault('1000'),
-  leverage: zDecimal({ min: 1 }).prefault('2'),
-  stopPercent: zDecimal({ positive: true, max: '0.5' }).prefault('0.03'),
-  allowShort: z.boolean().default(true),
+  asset: z.string().min(1).default('BTC').describe('Base asset of the market to trade.'),
+  period: z.enum(['1m', '5m', '15m', '30m', '1h', '4h', '1D']).default('15m').describe('Candle period the bands and the RSI are computed on.'),
+  bands: z.number().int().min(2).default(20).describe('Bollinger length, in candles.'),
+  deviations: z.number().positive().default(2).describe('Band width in standard deviations.'),
+  rsiPeriod: z.number().int().min(2).default(14).describe('RSI length, in candles.'),
+  oversold: z.number().min(0).max(100).default(30).describe('A close under the lower band buys while the RSI is below this.'),
+  overbought: z.number().min(0).max(100).default(70).describe('A close over the upper band sells short while the RSI is above this.'),
+  amount: zDecimal({ positive: true }).prefault('1000').describe('Quote amount reserved per entry.'),
+  leverage: zDecimal({ min: 1 }).prefault('2').describe('Leverage of each entry.'),
+  stopPercent: zDecimal({ positive: true, max: '0.5' }).prefault('0.03').describe('Protective stop distance from the entry price (0.03 = 3%).'),
+  allowShort: z.boolean().default(true).describe('Also go short at the upper band; false: long only.'),
 });
 
 export default defineStrategy({

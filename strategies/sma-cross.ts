@@ -10,23 +10,17 @@
  */
 import { Dec, defineStrategy, SMA, z, zDecimal, type Candle, type OrderIntent, type StrategyContext } from 'propbot';
 
+// Each parameter's .describe() is what `propbot strategies` shows beside its default.
 const params = z
   .object({
-    /** Base asset of the market to trade. */
-    asset: z.string().min(1).default('BTC'),
-    /** Candle period the averages are computed on. */
-    period: z.enum(['1m', '5m', '15m', '30m', '1h', '4h', '1D']).default('15m'),
-    /** Fast average length, in candles. */
-    fast: z.number().int().min(1).default(10),
-    /** Slow average length, in candles. */
-    slow: z.number().int().min(2).default(30),
-    /** Quote amount reserved per entry (margin + fee). */
-    amount: zDecimal({ positive: true }).prefault('1000'),
-    leverage: zDecimal({ min: 1 }).prefault('2'),
-    /** Protective stop distance from the entry price (0.02 = 2%). */
-    stopPercent: zDecimal({ positive: true, max: '0.5' }).prefault('0.02'),
-    /** Go short on a downward cross; false: only go flat. */
-    allowShort: z.boolean().default(true),
+    asset: z.string().min(1).default('BTC').describe('Base asset of the market to trade.'),
+    period: z.enum(['1m', '5m', '15m', '30m', '1h', '4h', '1D']).default('15m').describe('Candle period the averages are computed on.'),
+    fast: z.number().int().min(1).default(10).describe('Fast average length, in candles.'),
+    slow: z.number().int().min(2).default(30).describe('Slow average length, in candles.'),
+    amount: zDecimal({ positive: true }).prefault('1000').describe('Quote amount reserved per entry (margin + fee).'),
+    leverage: zDecimal({ min: 1 }).prefault('2').describe('Leverage of each entry.'),
+    stopPercent: zDecimal({ positive: true, max: '0.5' }).prefault('0.02').describe('Protective stop distance from the entry price (0.02 = 2%).'),
+    allowShort: z.boolean().default(true).describe('Go short on a downward cross; false: only go flat.'),
   })
   .refine((p) => p.fast < p.slow, { message: 'fast must be shorter than slow', path: ['fast'] });
 

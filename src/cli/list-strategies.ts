@@ -18,6 +18,8 @@ export interface ParamListing {
   readonly required: boolean;
   /** Allowed values of an enum parameter. */
   readonly choices?: readonly string[];
+  /** What it is, from the schema's `.describe()`. */
+  readonly description?: string;
 }
 
 export interface StrategyListing {
@@ -77,18 +79,23 @@ function paramListing(name: string, schema: z.ZodType): ParamListing {
   const parsed = schema.safeParse(undefined);
   const value = parsed.success && parsed.data !== undefined ? (Decimal.isDecimal(parsed.data) ? (parsed.data as Decimal).toString() : JSON.stringify(parsed.data)) : null;
   const choices = enumChoices(schema);
-  return { name, default: value, required: !parsed.success, ...(choices ? { choices } : {}) };
+  const description = wrapped(schema).map((s) => s.description).find((d) => d !== undefined && d !== '');
+  return { name, default: value, required: !parsed.success, ...(choices ? { choices } : {}), ...(description !== undefined ? { description } : {}) };
 }
 
-/** The options of an enum, under its default/optional wrappers (zod 4's definition objects). */
+type Wrapped = z.ZodType & { _zod?: { def?: { type?: string; innerType?: Wrapped; entries?: Record<string, unknown> } } };
+
+/** The schema and those its default/optional wrappers hold, outermost first (zod 4's definition objects). */
+function wrapped(schema: z.ZodType): Wrapped[] {
+  const out: Wrapped[] = [];
+  for (let s: Wrapped | undefined = schema as Wrapped; s && out.length < 6; s = s._zod?.def?.innerType) out.push(s);
+  return out;
+}
+
+/** The options of an enum, under its default/optional wrappers. */
 function enumChoices(schema: z.ZodType): string[] | undefined {
-  let def = (schema as unknown as { _zod?: { def?: { type?: string; innerType?: unknown; entries?: Record<string, unknown> } } })._zod?.def;
-  for (let depth = 0; def && depth < 5; depth += 1) {
-    if (def.type === 'enum' && def.entries) return Object.values(def.entries).map(String);
-    if (!def.innerType) return undefined;
-    def = (def.innerType as { _zod?: { def?: typeof def } })._zod?.def;
-  }
-  return undefined;
+  const entries = wrapped(schema).find((s) => s._zod?.def?.type === 'enum')?._zod?.def?.entries;
+  return entries ? Object.values(entries).map(String) : undefined;
 }
 
 /** The listing as the terminal shows it. */
@@ -109,8 +116,12 @@ export function formatListing(listing: readonly StrategyListing[]): string {
     const params = s.params ?? [];
     if (params.length === 0) lines.push('    no parameters');
     const width = Math.max(0, ...params.map((p) => p.name.length));
-    for (const p of params) {
-      lines.push(`    ${p.name.padEnd(width)}  ${p.default ?? (p.required ? '(required)' : '(optional)')}${p.choices ? `  one of ${p.choices.join(', ')}` : ''}`);
+    const values = params.map((p) => p.default ?? (p.required ? '(required)' : '(optional)'));
+    const valueWidth = Math.max(0, ...values.map((v) => v.length));
+    for (const [i, p] of params.entries()) {
+      const choices = p.choices ? `one of ${p.choices.join(', ')}` : '';
+      const about = p.description ? (choices ? `${p.description.replace(/\.$/, '')} (${choices})` : p.description) : choices;
+      lines.push(`    ${p.name.padEnd(width)}  ${about ? `${values[i]!.padEnd(valueWidth)}  ${about}` : values[i]}`.trimEnd());
     }
   }
   return `${lines.join('\n')}\n`;

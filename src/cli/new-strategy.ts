@@ -102,16 +102,14 @@ export default defineStrategy({
   version: '0.1.0',
   description: 'Long while the close is above its simple moving average, flat below it.',
   // Parameters with defaults, checked before the run. Override them with --param length=50,
-  // --params '{"period":"4h"}' or \`params:\` in a scenario file.
+  // --params '{"period":"4h"}' or \`params:\` in a scenario file. \`propbot strategies --dir .\` lists
+  // them with their defaults and what .describe() says.
   params: z.object({
-    /** Base asset of the market traded. */
-    asset: z.string().min(1).default('BTC'),
-    /** Candle period the rule runs on (at least the data's own period). */
-    period: z.enum(['1m', '5m', '15m', '30m', '1h', '4h', '1D']).default('1h'),
-    /** Length of the moving average, in candles. */
-    length: z.number().int().min(2).default(20),
-    /** Quote amount committed per entry (margin and fee); money is a decimal string, never a float. */
-    amount: zDecimal({ positive: true }).prefault('1000'),
+    asset: z.string().min(1).default('BTC').describe('Base asset of the market traded.'),
+    period: z.enum(['1m', '5m', '15m', '30m', '1h', '4h', '1D']).default('1h').describe("Candle period the rule runs on, at least the data's own period."),
+    length: z.number().int().min(2).default(20).describe('Length of the moving average, in candles.'),
+    // Money is a decimal string, never a float.
+    amount: zDecimal({ positive: true }).prefault('1000').describe('Quote amount committed per entry (margin and fee).'),
   }),
   assets: (p) => [p.asset],
   // The history the rule needs before its first decision: a walk-forward replays it, untraded, before

@@ -50,8 +50,10 @@ describe('propbot strategies', () => {
     expect(listing.filter((s) => s.shipped).map((s) => s.name)).toEqual(['challenge-aware', 'donchian-breakout', 'mean-reversion', 'sma-cross']);
     const sma = listing.find((s) => s.name === 'sma-cross')!;
     expect(sma).toMatchObject({ version: '1.0.0', description: 'Simple moving average crossover, always in the market.' });
-    expect(sma.params!.find((p) => p.name === 'fast')).toEqual({ name: 'fast', default: '10', required: false });
-    expect(sma.params!.find((p) => p.name === 'amount')).toEqual({ name: 'amount', default: '1000', required: false });
+    expect(sma.params!.find((p) => p.name === 'fast')).toEqual({ name: 'fast', default: '10', required: false, description: 'Fast average length, in candles.' });
+    expect(sma.params!.find((p) => p.name === 'amount')).toEqual({ name: 'amount', default: '1000', required: false, description: 'Quote amount reserved per entry (margin + fee).' });
+    // Every shipped parameter says what it is.
+    expect(listing.filter((s) => s.shipped).flatMap((s) => s.params!.filter((p) => !p.description).map((p) => `${s.name}.${p.name}`))).toEqual([]);
     expect(sma.params!.find((p) => p.name === 'period')!.choices).toContain('1D');
     const mine = listing.filter((s) => !s.shipped);
     expect(mine.map((s) => [path.basename(s.file), s.name ?? null])).toEqual([
@@ -63,7 +65,9 @@ describe('propbot strategies', () => {
 
     const text = await propbot(['strategies', '--dir', dir]);
     expect(text.stdout).toMatch(/^ {2}listed 0\.1\.0 — Long while the close is above its simple moving average, flat below it\.$/m);
-    expect(text.stdout).toMatch(/^ {4}length +20$/m);
+    // The default, then what .describe() says (and an enum's choices after it).
+    expect(text.stdout).toMatch(/^ {4}length +20 +Length of the moving average, in candles\.$/m);
+    expect(text.stdout).toMatch(/^ {4}period +"1h" +Candle period the rule runs on, at least the data's own period \(one of 1m, 5m, 15m, 30m, 1h, 4h, 1D\)$/m);
   });
 
   it('the generated strategy backtests and trades', async () => {
