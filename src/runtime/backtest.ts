@@ -24,6 +24,7 @@ import type {
   TradeRecord,
 } from '../report/types.js';
 import type { Decision } from '../risk/types.js';
+import type { StrategyStatus } from '../strategy/runner.js';
 import type { Origin } from '../report/origin.js';
 import type { GuardActionRecord } from '../report/types.js';
 import { Attribution, attributedEvent, type AttributedEvent } from './attribution.js';
@@ -259,7 +260,7 @@ export async function runBacktest(options: BacktestOptions): Promise<BacktestOut
   }
   const result: BacktestResult = {
     name: options.name ?? 'backtest',
-    strategy: session.runner.status().map((s) => `${s.strategy}@${s.version}`).join(', '),
+    strategy: strategiesLabel(session.runner.status()),
     startTime: Math.max(stats.firstTime ?? session.clock.now(), Math.min(options.reportFrom ?? Number.NEGATIVE_INFINITY, endTime)),
     endTime,
     initialBalance: options.balance,
@@ -379,4 +380,21 @@ function challengeInfo(
     failure,
     transitions: [...transitions, ...(failure ? [{ at: failure.at, from: account.currentPhase, to: 'failed' }] : [])],
   };
+}
+
+/**
+ * The report's `strategy`: each plugin with its version once, and the names its instances run under
+ * when they are not the plugin's own (`sma-cross@1.0.0 (btc, eth)`; a walk-forward's windows).
+ */
+export function strategiesLabel(status: ReadonlyArray<Pick<StrategyStatus, 'name' | 'strategy' | 'version'>>): string {
+  const plugins = new Map<string, { strategy: string; names: string[] }>();
+  for (const s of status) {
+    const key = `${s.strategy}@${s.version}`;
+    const entry = plugins.get(key) ?? { strategy: s.strategy, names: [] };
+    entry.names.push(s.name);
+    plugins.set(key, entry);
+  }
+  return [...plugins]
+    .map(([plugin, { strategy, names }]) => (names.length === 1 && names[0] === strategy ? plugin : `${plugin} (${names.join(', ')})`))
+    .join(', ');
 }

@@ -46,7 +46,7 @@ describe('propbot strategies', () => {
     writeFileSync(path.join(dir, 'notes.mjs'), 'export const x = 1;\n');
     const r = await propbot(['strategies', '--dir', dir, '--json']);
     expect(r.code).toBe(0);
-    const listing = JSON.parse(r.stdout) as Array<{ file: string; shipped: boolean; name?: string; version?: string; description?: string; params?: Array<{ name: string; default: string | null; required: boolean; choices?: string[] }>; error?: string }>;
+    const listing = JSON.parse(r.stdout) as Array<{ file: string; shipped: boolean; name?: string; version?: string; description?: string; params?: Array<{ name: string; default: string | null; required: boolean; choices?: string[]; description?: string }>; error?: string }>;
     expect(listing.filter((s) => s.shipped).map((s) => s.name)).toEqual(['challenge-aware', 'donchian-breakout', 'mean-reversion', 'sma-cross']);
     const sma = listing.find((s) => s.name === 'sma-cross')!;
     expect(sma).toMatchObject({ version: '1.0.0', description: 'Simple moving average crossover, always in the market.' });
