@@ -596,7 +596,7 @@ export class Daemon {
     this.#positionEvents.next({ event: p, origin });
     const execution = FILL_EVENTS.has(p.eventName) && !p.exchangedBase.isZero();
     const closing = execution && p.eventName !== 'increasePosition';
-    if (closing && p.status !== 'opened') this.#summaryOf(p.trader).recordClose(p.pnl ?? p.pnlInEvent);
+    if (closing && p.status !== 'opened') this.#summaryOf(p.trader).recordClose(p.pnl ?? p.pnlInEvent, origin.kind);
     const line = {
       event: 'fill',
       positionId: p.idx,

@@ -5,6 +5,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { Dec } from '../core/decimal.js';
+import { closedByKind } from '../report/metrics.js';
 import type { GuardAccountView } from '../risk/guard.js';
 
 export interface RunSummaryFigures {
@@ -16,6 +17,8 @@ export interface RunSummaryFigures {
   readonly wins: number;
   /** Percent of closed trades with a positive pnl, 2 places; null before the first close. */
   readonly winRatePct: string | null;
+  /** The closed trades by who closed them (the closing fill's origin), most trades first. */
+  readonly closedBy: ReadonlyArray<{ readonly kind: string; readonly trades: number; readonly wins: number; readonly pnl: string }>;
   /** Deepest fall from a peak of equity during the run, in percent of that peak (2 places) and in money. */
   readonly maxDrawdownPct: string;
   readonly maxDrawdown: string;
@@ -33,6 +36,7 @@ export class RunSummary {
   #maxDdPct: Decimal | undefined;
   #trades = 0;
   #wins = 0;
+  readonly #closes: Array<{ kind: string; net: Decimal }> = [];
 
   constructor(accountId: string) {
     this.accountId = accountId;
@@ -50,10 +54,11 @@ export class RunSummary {
     }
   }
 
-  /** A position closed with this realised pnl. */
-  recordClose(pnl: Decimal): void {
+  /** A position closed with this realised pnl, by a fill of this origin (`strategy`, `stop_loss`, …). */
+  recordClose(pnl: Decimal, kind: string): void {
     this.#trades += 1;
     if (pnl.gt(0)) this.#wins += 1;
+    this.#closes.push({ kind, net: pnl });
   }
 
   figures(view: GuardAccountView | undefined): RunSummaryFigures {
@@ -66,6 +71,7 @@ export class RunSummary {
       trades: this.#trades,
       wins: this.#wins,
       winRatePct: this.#trades > 0 ? ((this.#wins / this.#trades) * 100).toFixed(2) : null,
+      closedBy: closedByKind(this.#closes).map((k) => ({ kind: k.kind, trades: k.trades, wins: k.wins, pnl: k.net.toFixed() })),
       maxDrawdownPct: this.#maxDdPct?.toFixed(2) ?? '0.00',
       maxDrawdown: this.#maxDd?.toFixed() ?? '0',
       headroom: (view?.floors ?? []).map((f) => ({ rule: f.rule, floor: f.floor.toFixed(2), headroom: f.headroom.toFixed(2) })),
@@ -81,6 +87,7 @@ export function renderSummary(f: RunSummaryFigures): string {
     ['equity', `${money(f.equity)} (started at ${money(f.startEquity)})`],
     ['net pnl', signed(f.netPnl)],
     ['trades', `${f.trades} closed, ${f.wins} won; win rate ${f.winRatePct === null ? '—' : `${f.winRatePct}%`}`],
+    ...(f.closedBy.length > 0 ? [['closed by', f.closedBy.map((k) => `${k.kind} ${k.trades} (${signed(k.pnl)})`).join(', ')] as [string, string]] : []),
     ['max drawdown', `${f.maxDrawdownPct}% (${money(f.maxDrawdown)})`],
     ...f.headroom.map((h): [string, string] => [`headroom ${h.rule}`, `${money(h.headroom)} above the floor at ${money(h.floor)}`]),
     ['guard', f.guard ? `${f.guard.state}${f.guard.reason ? ` (${f.guard.reason})` : ''}` : '—'],

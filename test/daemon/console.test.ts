@@ -53,6 +53,8 @@ describe('propbot run on a console', () => {
     const summary = out.slice(out.lastIndexOf('summary'));
     for (const row of ['equity', 'net pnl', 'trades', 'win rate', 'max drawdown', 'headroom daily', 'headroom total', 'guard']) expect(summary).toContain(row);
     expect(summary).toMatch(/trades\s+[1-9]\d* closed, \d+ won; win rate [\d.]+%/);
+    // Who closed them: each origin with its count and pnl.
+    expect(summary).toMatch(/closed by\s+(strategy|stop_loss) \d+ \([+-]?[\d,.]+\)/);
     expect(summary).toMatch(/guard\s+(ACTIVE|REDUCING|HALTED)/);
   });
 
@@ -71,6 +73,18 @@ describe('propbot run on a console', () => {
     expect(summary['trades']).toBeGreaterThan(0);
     expect(Number(summary['equity']) - Number(summary['startEquity'])).toBeCloseTo(Number(summary['netPnl']), 6);
     expect((summary['headroom'] as unknown[]).length).toBeGreaterThanOrEqual(2);
+    // The closed trades by who closed them add up to the trades, and their pnl to the fills' own.
+    const closedBy = summary['closedBy'] as Array<{ kind: string; trades: number; wins: number; pnl: string }>;
+    expect(closedBy.length).toBeGreaterThan(0);
+    expect(closedBy.reduce((n, k) => n + k.trades, 0)).toBe(summary['trades']);
+    expect(closedBy.reduce((n, k) => n + k.wins, 0)).toBe(summary['wins']);
+    const closes = lines.filter((l) => l['event'] === 'fill' && l['action'] === 'close');
+    expect(closes).toHaveLength(summary['trades'] as number);
+    for (const k of closedBy) {
+      const mine = closes.filter((l) => l['origin'] === k.kind);
+      expect(mine, k.kind).toHaveLength(k.trades);
+      expect(Number(k.pnl)).toBeCloseTo(mine.reduce((a, l) => a + Number(l['pnl']), 0), 6);
+    }
   });
 
   it('on a terminal (a pseudo-terminal from util-linux `script`) the default is the human lines', async (ctx) => {
