@@ -6,7 +6,7 @@ import { dataRange } from '../research/data-range.js';
 import { OBJECTIVES, objectiveValue } from '../research/objectives.js';
 import { scenarioJob } from '../research/scenario-job.js';
 import { runSearch } from '../research/search.js';
-import { paramsText, renderSweepHtml, SWEEP_FIGURES, verdictCell } from '../research/sweep-report.js';
+import { rankingTable, renderSweepHtml } from '../research/sweep-report.js';
 import type { SweepRow } from '../runtime/sweep.js';
 import { describeFailures, strategyParamsCheck } from '../runtime/sweep-checks.js';
 import { scenarioWithData } from './backtest-run.js';
@@ -81,15 +81,7 @@ export async function runSweepCommand(scenarioFile: string | undefined, opts: Sw
 }
 
 export function table(rows: readonly SweepRow[], metric: keyof typeof OBJECTIVES): string {
-  const figures = SWEEP_FIGURES.filter((f) => f.key !== metric);
-  const header = ['rank', 'params', metric, ...figures.map((f) => f.header), 'challenge'];
-  const lines = rows.map((r, i) => [
-    String(i + 1),
-    paramsText(r.params),
-    r.ok ? String(objectiveValue(r, metric) ?? '—') : 'error',
-    ...figures.map((f) => (r.ok ? String(r.summary?.[f.key] ?? '—') : '')),
-    verdictCell(r),
-  ]);
+  const { header, cells: lines } = rankingTable(rows, metric);
   const widths = header.map((h, c) => Math.max(h.length, ...lines.map((l) => l[c]!.length)));
   const fmt = (cells: string[]): string => cells.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();
   return [fmt(header), ...lines.map(fmt)].join('\n');

@@ -6,7 +6,7 @@ import { buildWalkForwardJson, noBest, renderWalkForwardHtml } from '../research
 import { formatDuration, parseDuration, planWalkForward, runWalkForward } from '../research/walkforward.js';
 import { scenarioWithData } from './backtest-run.js';
 import { jobRunner, searchChoice, searchRuns, type WalkForwardCliOptions } from './search-options.js';
-import { describeFailures, strategyParamsCheck } from '../runtime/sweep-checks.js';
+import { describeFailures, formatParams, strategyParamsCheck } from '../runtime/sweep-checks.js';
 
 export async function runWalkForwardCommand(scenarioFile: string | undefined, opts: WalkForwardCliOptions): Promise<number> {
   const scenario = await scenarioWithData(scenarioFile, opts);
@@ -82,7 +82,7 @@ export async function runWalkForwardCommand(scenarioFile: string | undefined, op
     return exit();
   }
   const lines = json.windows.map((w) => {
-    const p = w.best ? Object.entries(w.best.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : noBest(w);
+    const p = w.best ? formatParams(w.best.params) : noBest(w);
     const oos = w.accountFailedBefore ? 'account failed earlier' : fmt(w.outOfSample?.returnPct);
     return `${String(w.window).padEnd(3)} ${w.test.from.slice(0, 10)} → ${w.test.to.slice(0, 10)}  ${p.padEnd(24)} IS ${fmt(w.inSample?.returnPct).padStart(8)} ${(w.inSample?.challenge?.passed ? `pass day ${w.inSample.challenge.daysToTarget ?? '?'}` : '').padEnd(12)}  OOS ${oos}`;
   });

@@ -6,11 +6,12 @@
  */
 import { card, escapeHtml, pageHead } from '../report/html.js';
 import type { SweepRow } from '../runtime/sweep.js';
+import { formatParams } from '../runtime/sweep-checks.js';
 import { OBJECTIVES, objectiveValue, type ObjectiveName } from './objectives.js';
 import type { SearchSpace } from './space.js';
 
 /** The summary figures every sweep table shows beside the objective (the objective's own is not repeated). */
-export const SWEEP_FIGURES = [
+const SWEEP_FIGURES = [
   { header: 'return %', key: 'returnPct' },
   { header: 'max dd %', key: 'maxDrawdownPct' },
   { header: 'trades', key: 'totalTrades' },
@@ -37,16 +38,33 @@ export interface SweepHtmlOptions {
 }
 
 /** The table's text of a row's challenge verdict. */
-export function verdictCell(r: SweepRow): string {
+function verdictCell(r: SweepRow): string {
   if (!r.ok) return (r.error ?? '').slice(0, 60);
   if (!r.challenge) return '—';
   return r.challenge.passed ? 'pass' : r.challenge.failedRule ? `fail: ${r.challenge.failedRule}` : 'not passed';
 }
 
-export const paramsText = (params: Record<string, unknown>): string =>
-  Object.entries(params)
-    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-    .join(' ');
+/**
+ * The ranking as the console and the page show it: the header and each row's cells, the objective
+ * first and then the figures that are not it. `objectiveText` writes the objective's figure.
+ */
+export function rankingTable(
+  rows: readonly SweepRow[],
+  metric: ObjectiveName,
+  objectiveText: (value: number | null) => string = (v) => String(v ?? '—'),
+): { header: string[]; cells: string[][] } {
+  const figures = SWEEP_FIGURES.filter((f) => f.key !== metric);
+  return {
+    header: ['rank', 'params', metric, ...figures.map((f) => f.header), 'challenge'],
+    cells: rows.map((r, i) => [
+      String(i + 1),
+      formatParams(r.params),
+      r.ok ? objectiveText(objectiveValue(r, metric)) : 'error',
+      ...figures.map((f) => (r.ok ? String(r.summary?.[f.key] ?? '—') : '')),
+      verdictCell(r),
+    ]),
+  };
+}
 
 /** A parameter's value as an axis shows it: text as it is, anything else as JSON. */
 const valueText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
@@ -56,11 +74,10 @@ export function renderSweepHtml(page: SweepPage, space: SearchSpace, options: Sw
   const { metric } = page;
   const objective = OBJECTIVES[metric];
   const best = page.ranked.find((r) => objectiveValue(r, metric) !== null) ?? null;
-  const figures = SWEEP_FIGURES.filter((f) => f.key !== metric);
-  const heads = ['rank', 'params', metric, ...figures.map((f) => f.header), 'challenge'];
-  const rows = page.ranked.slice(0, top).map((r, i) => {
-    const cells = [String(i + 1), paramsText(r.params), r.ok ? format(objectiveValue(r, metric)) : 'error', ...figures.map((f) => (r.ok ? String(r.summary?.[f.key] ?? '—') : '')), verdictCell(r)];
-    return `<tr${r.ok ? '' : ' class="fail"'}>${cells.map((c, j) => `<td${j === 1 || j === cells.length - 1 ? ' class="l"' : ''}>${escapeHtml(c)}</td>`).join('')}</tr>`;
+  const shown = page.ranked.slice(0, top);
+  const { header: heads, cells: rankingCells } = rankingTable(shown, metric, format);
+  const rows = rankingCells.map((cells, i) => {
+    return `<tr${shown[i]!.ok ? '' : ' class="fail"'}>${cells.map((c, j) => `<td${j === 1 || j === cells.length - 1 ? ' class="l"' : ''}>${escapeHtml(c)}</td>`).join('')}</tr>`;
   });
   const title = `${page.name} — sweep`;
   const counts = [
@@ -75,7 +92,7 @@ export function renderSweepHtml(page: SweepPage, space: SearchSpace, options: Sw
 <header><h1>${escapeHtml(title)}</h1><p>${escapeHtml(`${page.strategy} · ${page.method} search · ranked by ${metric} (${objective.about}; ${objective.better} is better) · propbot sweep report`)}</p></header>
 <main>
 <section><h2>Best</h2><div class="cards">${[
-    card('Parameters', best ? paramsText(best.params) : 'none'),
+    card('Parameters', best ? formatParams(best.params) : 'none'),
     card(metric, best ? format(objectiveValue(best, metric)) : '—'),
     // The objective's own figure is its card already.
     ...(metric !== 'returnPct' ? [card('Return', best ? `${String(best.summary?.['returnPct'] ?? '—')}%` : '—')] : []),
@@ -86,8 +103,8 @@ ${heatmapSection(page, space)}
 <section><h2>Ranking</h2><div class="scroll"><table id="ranking"><thead><tr>${heads.map((h, j) => `<th${j === 1 || j === heads.length - 1 ? ' class="l"' : ''}>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>${
     page.ranked.length > top ? `<p class="note">The first ${top} of ${page.ranked.length}.</p>` : ''
   }</section>
-${listSection('Excluded by a constraint', page.excluded.map((e) => [paramsText(e.params), e.reason]))}
-${listSection('Refused by the strategy (not run)', page.skipped.map((s) => [paramsText(s.params), s.error]))}
+${listSection('Excluded by a constraint', page.excluded.map((e) => [formatParams(e.params), e.reason]))}
+${listSection('Refused by the strategy (not run)', page.skipped.map((s) => [formatParams(s.params), s.error]))}
 </main>
 </body>
 </html>
@@ -141,7 +158,7 @@ function heatmapSection(page: SweepPage, space: SearchSpace): string {
     // 0 the worst value of the map, 1 the best: red to green.
     const share = hi === lo ? 1 : (cell.value - lo) / (hi - lo);
     const good = higher ? share : 1 - share;
-    const title = `${paramsText(cell.row!.params)}: ${metric} ${format(cell.value)}`;
+    const title = `${formatParams(cell.row!.params)}: ${metric} ${format(cell.value)}`;
     return `<td style="background:hsl(${Math.round(good * 120)},60%,${cell.value === (higher ? hi : lo) ? 62 : 80}%)" title="${escapeHtml(title)}">${escapeHtml(format(cell.value))}</td>`;
   };
   const downValues = down ? down.values : [null];

@@ -8,6 +8,7 @@ import { card, escapeHtml, pageEnd, pageHead } from '../report/html.js';
 import { equityNumber } from '../report/equity-sample.js';
 import { floorsFromEquity } from '../report/metrics.js';
 import type { ReportJson } from '../report/report-json.js';
+import { formatParams } from '../runtime/sweep-checks.js';
 import { OBJECTIVES, type ObjectiveName } from './objectives.js';
 import { formatDuration, trialCounts, type SliceFigures, type TrialCounts, type WalkForwardResult } from './walkforward.js';
 
@@ -42,7 +43,7 @@ function verdictText(c: Verdict | { passed: boolean; failedRule: string | null }
  * An in-sample verdict with the day the target was reached: a slice's run goes on after a pass (the
  * engine promotes the account and resets its balance), so "passed" can stand beside a negative return.
  */
-export function inSampleVerdict(c: { passed: boolean; failedRule: string | null; daysToTarget: number | null } | null | undefined): string {
+function inSampleVerdict(c: { passed: boolean; failedRule: string | null; daysToTarget: number | null } | null | undefined): string {
   return c?.passed && c.daysToTarget !== null ? `PASSED on day ${c.daysToTarget}` : verdictText(c);
 }
 
@@ -218,7 +219,7 @@ export function renderWalkForwardHtml(json: WalkForwardJson, result: WalkForward
   const left = (j: number): string => (heads[j]![1] ? ' class="l"' : '');
   const rows = json.windows.map((w, i) => {
     const r = result.windows[i]!;
-    const params = w.best ? Object.entries(w.best.params).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ') : noBest(w);
+    const params = w.best ? formatParams(w.best.params) : noBest(w);
     const cells = [
       String(w.window),
       `${w.train.from.slice(0, 10)} → ${w.train.to.slice(0, 10)}`,

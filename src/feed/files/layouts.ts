@@ -67,6 +67,13 @@ const EXPECTED_LAYOUTS =
   'a CryptoDataDownload CSV (banner line, then `date,symbol,open,high,low,close,…`), a freqtrade JSON ' +
   'array of [ms, open, high, low, close, volume], or propbot snapshot JSON lines';
 
+/** How a bad row whose time no reader takes begins; a file of nothing else is told `TIME_FORMS`. */
+export const UNREADABLE_TIME = 'cannot read the time';
+/** What a time column may hold, said when no row's time could be read. */
+export const TIME_FORMS =
+  '; times are read as epoch seconds, milliseconds or microseconds, or as dates like 2024-01-03, ' +
+  '2024-01-03 09:00, 2024-01-03T09:00:00Z or 2024-01-03T10:00:00+01:00 (03/01/2024 is not read: day or month first cannot be told)';
+
 function show(text: string): string {
   return JSON.stringify(text.length > 80 ? text.slice(0, 80) + '…' : text);
 }
@@ -112,7 +119,7 @@ export function candleFromFields(
   volumeText: string | undefined,
 ): RowParse {
   const read = timeOf(timeText);
-  if (read === undefined) return fault('timestamp', `cannot read the time ${show(timeText)}`);
+  if (read === undefined) return fault('timestamp', `${UNREADABLE_TIME} ${show(timeText)}`);
   const { time, unit } = read;
   if (!(time >= TIME_WINDOW.from && time < TIME_WINDOW.to)) {
     const as = unit === 'date' ? '' : ` read as ${UNIT_NAMES[unit]}`;

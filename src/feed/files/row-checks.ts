@@ -6,7 +6,7 @@
  * stream share it.
  */
 import { DataFileError } from './errors.js';
-import { UNIT_NAMES, type LineLayout, type RowParse } from './layouts.js';
+import { TIME_FORMS, UNIT_NAMES, UNREADABLE_TIME, type LineLayout, type RowParse } from './layouts.js';
 import { forwardBlocks, lineEnd, withoutCr, type TextLine } from './lines.js';
 import type { BadRow, CandleFileOptions, CandleRow, Diagnostic, FileLayout, Gap, ReadSummary, TimeUnit } from './types.js';
 
@@ -48,11 +48,6 @@ const DEFAULT_INFER_ROWS = 16;
 export const DEFAULT_KEEP = 50;
 const DAY_MS = 86_400_000;
 const NONE: readonly CandleRow[] = [];
-
-/** What a time column may hold, said when no row's time could be read. */
-const TIME_FORMS =
-  '; times are read as epoch seconds, milliseconds or microseconds, or as dates like 2024-01-03, ' +
-  '2024-01-03 09:00, 2024-01-03T09:00:00Z or 2024-01-03T10:00:00+01:00 (03/01/2024 is not read: day or month first cannot be told)';
 
 export class RowChecks {
   readonly #file: string;
@@ -173,7 +168,7 @@ export class RowChecks {
         this.#file,
         lastBad?.line ?? 0,
         `at least one valid ${this.#layout} row`,
-        lastBad ? `only bad rows (${summary.badRows}); the latest: ${lastBad.message}${lastBad.message.startsWith('cannot read the time') ? TIME_FORMS : ''}` : 'no data rows',
+        lastBad ? `only bad rows (${summary.badRows}); the latest: ${lastBad.message}${lastBad.message.startsWith(UNREADABLE_TIME) ? TIME_FORMS : ''}` : 'no data rows',
       );
     }
     return out;
