@@ -7,7 +7,7 @@ import type { Decimal } from 'decimal.js';
 import { Dec } from '../../src/core/decimal.js';
 import { VirtualClock } from '../../src/core/clock.js';
 import { SeededIds } from '../../src/core/ids.js';
-import { RiskGuard } from '../../src/risk/index.js';
+import { RiskGuard, type GuardLogger } from '../../src/risk/index.js';
 import type { Account, Direction, Market, Order, Position, RiskStatus } from '../../src/api/types.js';
 import type { MarketSnapshot, OrdersSnapshot, PositionsSnapshot, RiskSnapshot } from '../../src/feed/types.js';
 import type {
@@ -409,13 +409,14 @@ export interface SetupOptions {
   positions?: Position[];
   orders?: Order[];
   account?: Account;
+  logger?: GuardLogger;
 }
 
 /** A guard on a virtual clock that has observed the given snapshots (defaults: BTC market, 100k account). */
 export function setup(o: SetupOptions = {}): { guard: RiskGuard; clock: VirtualClock } {
   const clock = new VirtualClock(o.now ?? T0);
   const ids = new SeededIds('risk-test');
-  const guard = new RiskGuard({ config: o.config ?? {}, clock, newId: () => ids.next() });
+  const guard = new RiskGuard({ config: o.config ?? {}, clock, newId: () => ids.next(), ...(o.logger ? { logger: o.logger } : {}) });
   if (o.market !== null) guard.observeMarket(marketSnap(o.market ?? market(), clock.now()));
   if (o.account !== undefined) guard.observeAccount(o.account);
   if (o.positions !== undefined) guard.observePositions(positionsSnap(o.positions, 'BTC', clock.now()));

@@ -3,13 +3,13 @@
  * the positions marked at the index prices read around that snapshot).
  */
 import { describe, expect, it } from 'vitest';
-import type { EquityDivergence } from '../../src/risk/index.js';
+import type { EquityDivergence, GuardLogger } from '../../src/risk/index.js';
 import { ACCOUNT, D, market, marketSnap, position, positionsSnap, riskSnap, riskStatus, setup, T0 } from './builders.js';
 
 /** A long of 0.1 BTC entered at 50000 (notional 5000), on a 100000 balance. */
-function guardWithLong() {
+function guardWithLong(logger?: GuardLogger) {
   const long = position({ idx: 'p1', size: D('0.1'), notional: D(5000) });
-  const { guard, clock } = setup({ positions: [long], risk: riskStatus({ currentBalance: D(100000), currentEquity: D(100000) }) });
+  const { guard, clock } = setup({ positions: [long], risk: riskStatus({ currentBalance: D(100000), currentEquity: D(100000) }), ...(logger ? { logger } : {}) });
   const seen: EquityDivergence[] = [];
   guard.divergence$.subscribe((d) => seen.push(d));
   const price = (p: number, at: number) => guard.observeMarket(marketSnap(market({ state: { indexPrice: D(p) } }), at));
@@ -49,6 +49,25 @@ describe('guard equity against each risk snapshot', () => {
     // Reported once per snapshot.
     g.price(52_000, T0 + 3_500);
     expect(g.seen).toHaveLength(1);
+  });
+
+  it('is logged as an error where the logger has one, else as a warning', () => {
+    const logged: Array<[string, string]> = [];
+    const at = (level: string) => (obj: object, msg: string) => {
+      if ((obj as { event?: string }).event === 'guard_divergence') logged.push([level, msg]);
+    };
+    const full: GuardLogger = { info: at('info'), warn: at('warn'), debug: at('debug'), error: at('error') };
+    const g = guardWithLong(full);
+    g.price(51_000, T0 + 1_000);
+    g.risk(100_300, T0 + 2_000);
+    g.price(52_000, T0 + 3_000);
+    expect(logged).toEqual([['error', "risk guard: equity 100300 of the risk status differs from the guard's 100100…100200 by 100"]]);
+    logged.length = 0;
+    const noError: GuardLogger = { info: at('info'), warn: at('warn'), debug: at('debug') };
+    const h = guardWithLong(noError);
+    h.risk(100_300, T0 + 2_000);
+    h.price(52_000, T0 + 3_000);
+    expect(logged.map(([level]) => level)).toEqual(['warn']);
   });
 
   it('one fp9 unit is tolerated, two are not', () => {
